@@ -1,0 +1,230 @@
+/**
+ * search_code: text and regex search over file contents, one page of files at a time.
+ */
+import { invalidArgument } from '../errors.js';
+import type { ZoektClient } from '../zoekt/client.js';
+import * as q from '../zoekt/query.js';
+import type { Chunk, FileHit, SearchResult } from '../zoekt/wire.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { describeFilters, filterParts, type SharedFilters } from './filters.js';
+import { compareStrings, fetchPage, type PagingOrder } from './paging.js';
+
+export const SEARCH_CODE = 'search_code';
+
+export type CaseMode = 'auto' | 'yes' | 'no';
+
+export interface CodeSearchArgs extends SharedFilters {
+  query: string;
+  literal?: boolean | undefined;
+  case_sensitive?: CaseMode | undefined;
+  context_lines?: number | undefined;
+  max_matches_per_file?: number | undefined;
+  branch?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface CodeMatch {
+  line: number;
+  column: number;
+  text: string;
+  before?: string[];
+  after?: string[];
+  symbol?: { name: string; kind: string; parent?: string };
+}
+
+export interface CodeFileResult {
+  repo: string;
+  path: string;
+  language: string;
+  branches?: string[];
+  version?: string;
+  score: number;
+  /** True when the file matched by its path (a bare term matches paths too). */
+  path_match?: boolean;
+  matches: CodeMatch[];
+  omitted_matches: number;
+}
+
+export interface CodeSearchOutput {
+  zoekt_query: string;
+  results: CodeFileResult[];
+  stats: { files: number; matches: number; duration_ms: number };
+  partial?: { reason: string };
+  next_cursor?: string;
+  hint?: string;
+}
+
+export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines: 1, max_matches_per_file: 5, limit: 10 };
+
+/** Lines longer than this (minified code, data) are cut around the match. */
+const MAX_LINE_CHARS = 400;
+
+export function buildCodeQuery(args: CodeSearchArgs): string {
+  const text = args.query.trim();
+  if (text === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
+  const mode = args.case_sensitive ?? 'auto';
+  return q.render(
+    q.and(
+      mode !== 'auto' && q.caseMode(mode),
+      args.literal ? q.literal(text) : q.raw(text),
+      ...filterParts(args),
+      args.branch !== undefined && q.branch(args.branch),
+    ),
+  );
+}
+
+const FILE_ORDER: PagingOrder<FileHit> = {
+  score: (f) => f.score,
+  tieBreak: (a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path),
+};
+
+export async function searchCode(zoekt: ZoektClient, args: CodeSearchArgs, signal?: AbortSignal): Promise<CodeSearchOutput> {
+  const started = Date.now();
+  const limit = args.limit ?? CODE_DEFAULTS.limit;
+  const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
+  const maxPerFile = args.max_matches_per_file ?? CODE_DEFAULTS.max_matches_per_file;
+  const offset = args.cursor ? decodeCursor(SEARCH_CODE, { ...args }, args.cursor).offset : 0;
+  const zoektQuery = buildCodeQuery(args);
+
+  let last: SearchResult | undefined;
+  const page = await fetchPage(
+    async (size) => {
+      last = await zoekt.search({ query: zoektQuery, maxDocs: size, contextLines, signal });
+      return { items: last.files, exhausted: last.files.length < size };
+    },
+    offset,
+    limit,
+    FILE_ORDER,
+  );
+
+  const results = page.items.map((f) => toFileResult(f, contextLines, maxPerFile));
+  const out: CodeSearchOutput = {
+    zoekt_query: zoektQuery,
+    results,
+    stats: {
+      files: Math.max(last?.stats.fileCount ?? 0, page.window.items.length),
+      matches: last?.stats.matchCount ?? 0,
+      duration_ms: Date.now() - started,
+    },
+  };
+  const partial = partialReason(last);
+  if (partial) out.partial = { reason: partial };
+  if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_CODE, { ...args }, { offset: offset + limit, pageSize: limit });
+  if (results.length === 0) out.hint = await zeroResultHint(zoekt, args, offset, signal);
+  return out;
+}
+
+export function partialReason(result: SearchResult | undefined): string | undefined {
+  if (!result) return undefined;
+  const { crashes, flushReason } = result.stats;
+  if (crashes > 0) return `${crashes} index shard(s) failed during the search; results from them are missing`;
+  if (flushReason === 1 || flushReason === 'timer_expired' || flushReason === 'FlushReasonTimerExpired') {
+    return 'zoekt hit its time limit before searching everything; narrow the query for complete results';
+  }
+  return undefined;
+}
+
+function clip(text: string, column: number): string {
+  const chars = [...text];
+  if (chars.length <= MAX_LINE_CHARS) return text;
+  const start = Math.max(0, Math.min(column - 1 - MAX_LINE_CHARS / 4, chars.length - MAX_LINE_CHARS));
+  const body = chars.slice(start, start + MAX_LINE_CHARS).join('');
+  return `${start > 0 ? '…' : ''}${body}${start + MAX_LINE_CHARS < chars.length ? '…' : ''}`;
+}
+
+/** The last segment of a qualified scope: `main.Server` → `Server`, `acme::UserService` → `UserService`. */
+export function bareName(scope: string): string {
+  const parts = scope.split(/::|\.|#|\//).filter(Boolean);
+  return parts[parts.length - 1] ?? scope;
+}
+
+/** One entry per matched line (first match on the line gives the column), with context that never repeats a line. */
+export function toFileResult(file: FileHit, contextLines: number, maxPerFile: number): CodeFileResult {
+  const lineText = new Map<number, string>();
+  const firstOnLine = new Map<number, { column: number; chunk: Chunk; rangeIndex: number }>();
+  let pathMatch = false;
+  for (const chunk of file.chunks) {
+    if (chunk.fileName) {
+      pathMatch = true;
+      continue;
+    }
+    chunk.lines.forEach((text, i) => lineText.set(chunk.startLine + i, text));
+    chunk.ranges.forEach((r, rangeIndex) => {
+      const seen = firstOnLine.get(r.line);
+      if (!seen || r.column < seen.column) firstOnLine.set(r.line, { column: r.column, chunk, rangeIndex });
+    });
+  }
+  const matchLines = [...firstOnLine.keys()].sort((a, b) => a - b);
+  const shown = matchLines.slice(0, maxPerFile);
+  const matches: CodeMatch[] = [];
+  let lastEmitted = 0;
+  for (const line of shown) {
+    const hit = firstOnLine.get(line)!;
+    const m: CodeMatch = { line, column: hit.column, text: clip(lineText.get(line) ?? '', hit.column) };
+    if (contextLines > 0) {
+      const before: string[] = [];
+      for (let l = Math.max(line - contextLines, lastEmitted + 1, 1); l < line; l++) {
+        const t = lineText.get(l);
+        if (t !== undefined) before.push(clip(t, 1));
+      }
+      const next = matchLines[matchLines.indexOf(line) + 1] ?? Number.POSITIVE_INFINITY;
+      const after: string[] = [];
+      let l = line + 1;
+      for (; l <= line + contextLines && l < next; l++) {
+        const t = lineText.get(l);
+        if (t === undefined) break;
+        after.push(clip(t, 1));
+      }
+      if (before.length) m.before = before;
+      if (after.length) m.after = after;
+      lastEmitted = l - 1;
+    } else {
+      lastEmitted = line;
+    }
+    const sym = hit.chunk.ranges[hit.rangeIndex]?.symbol;
+    if (sym) {
+      m.symbol = { name: sym.name, kind: sym.kind };
+      if (sym.parent) m.symbol.parent = bareName(sym.parent);
+    }
+    matches.push(m);
+  }
+  const result: CodeFileResult = {
+    repo: file.repo,
+    path: file.path,
+    language: file.language,
+    score: file.score,
+    matches,
+    omitted_matches: matchLines.length - shown.length,
+  };
+  if (file.branches.length) result.branches = file.branches;
+  if (file.version) result.version = file.version;
+  if (pathMatch) result.path_match = true;
+  return result;
+}
+
+const REGEX_META = /[.()[\]{}*+?|^$\\]/;
+
+async function zeroResultHint(zoekt: ZoektClient, args: CodeSearchArgs, offset: number, signal?: AbortSignal): Promise<string> {
+  if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
+  const tips: string[] = [];
+  if (args.repos?.length) {
+    const known = await zoekt.list(q.render(q.or(...filterParts({ repos: args.repos }))), signal).catch(() => undefined);
+    if (known && known.repos.length === 0) {
+      return `No indexed repository matches repos ${JSON.stringify(args.repos)}. Call list_repos to see the indexed names (globs like 'github.com/acme/*' or a bare name like 'webapp' work).`;
+    }
+  }
+  const mode = args.case_sensitive ?? 'auto';
+  if (mode === 'yes') tips.push("the search is case-sensitive: try case_sensitive: 'no'");
+  else if (mode === 'auto' && /[A-Z]/.test(args.query)) {
+    tips.push("the query has uppercase letters, so case 'auto' made it case-sensitive: try case_sensitive: 'no'");
+  }
+  if (!args.literal && REGEX_META.test(args.query)) {
+    tips.push("bare terms are RE2 regexes ('.' matches any character, '(' groups): to search the exact text, set literal: true");
+  }
+  const filters = describeFilters(args);
+  if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}`);
+  if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude the files: drop them one at a time`);
+  tips.push('try a shorter or more general term; list_repos shows what is indexed');
+  return `No matches. Likely causes: ${tips.join('; ')}.`;
+}

@@ -1,0 +1,29 @@
+/**
+ * The filters shared by the search tools, turned into Zoekt query parts. They are pre-filters:
+ * they go inside the query Zoekt runs, so a page is never short because of them.
+ */
+import * as q from '../zoekt/query.js';
+import { pathGlobToRegex, repoGlobToRegex } from './globs.js';
+
+export interface SharedFilters {
+  repos?: string[] | undefined;
+  paths?: string[] | undefined;
+  exclude_paths?: string[] | undefined;
+}
+
+export function filterParts(f: SharedFilters): q.QueryPart[] {
+  const parts: q.QueryPart[] = [];
+  if (f.repos?.length) parts.push(q.or(...f.repos.map((g) => q.repo(repoGlobToRegex(g)))));
+  if (f.paths?.length) parts.push(q.or(...f.paths.map((g) => q.file(pathGlobToRegex(g)))));
+  for (const g of f.exclude_paths ?? []) parts.push(q.not(q.file(pathGlobToRegex(g))));
+  return parts;
+}
+
+/** A short description of the active filters, for zero-result hints. */
+export function describeFilters(f: SharedFilters): string[] {
+  const out: string[] = [];
+  if (f.repos?.length) out.push(`repos ${JSON.stringify(f.repos)}`);
+  if (f.paths?.length) out.push(`paths ${JSON.stringify(f.paths)}`);
+  if (f.exclude_paths?.length) out.push(`exclude_paths ${JSON.stringify(f.exclude_paths)}`);
+  return out;
+}

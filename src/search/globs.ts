@@ -1,0 +1,99 @@
+/**
+ * Globs turned into RE2 regexes, with every character that is not a glob operator escaped.
+ *
+ * Path globs follow gitignore: a glob with a `/` at the start or in the middle is anchored at
+ * the repository root (`src/**\/*.ts`, `/main.go`); otherwise it matches a name at any depth
+ * (`*.go`, `Makefile`); a trailing `/` means a directory and everything under it (`test/`).
+ * `*` and `?` never cross a `/`; `**` does. `[abc]`, `[a-z]` and `[!abc]` are classes; `\x`
+ * escapes x.
+ */
+import { invalidArgument } from '../errors.js';
+
+const RE2_META = /[\\.+*?()|[\]{}^$]/g;
+
+function escapeChar(c: string): string {
+  return c.replace(RE2_META, '\\$&');
+}
+
+/**
+ * Translates glob syntax to a regex body. `segmentStar` is what `*` becomes: `[^/]*` for paths
+ * and repo names, `.*` where there are no separators.
+ */
+function translate(glob: string, what: string, segmentStar: string, segmentOne: string): string {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '\\') {
+      const next = glob[i + 1];
+      if (next === undefined) throw invalidArgument(`${what} '${glob}' ends with a lone backslash`, 'Remove the trailing \\ or escape it as \\\\.');
+      out += escapeChar(next);
+      i++;
+    } else if (c === '*') {
+      if (glob[i + 1] === '*') {
+        // `**/` matches zero or more directories; any other `**` matches anything.
+        if (glob[i + 2] === '/') {
+          out += '(?:.*/)?';
+          i += 2;
+        } else {
+          out += '.*';
+          i += 1;
+        }
+      } else {
+        out += segmentStar;
+      }
+    } else if (c === '?') {
+      out += segmentOne;
+    } else if (c === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close < 0) throw invalidArgument(`${what} '${glob}' has a '[' that is never closed`, `Close the class ('[abc]') or escape the bracket as '\\['.`);
+      let body = glob.slice(i + 1, close);
+      let negate = false;
+      if (body.startsWith('!') || body.startsWith('^')) {
+        negate = true;
+        body = body.slice(1);
+      }
+      // Inside a class only \ ] [ ^ need escaping for RE2; '-' keeps its range meaning.
+      const cls = body.replace(/[\\\]\[^]/g, '\\$&');
+      out += `[${negate ? '^' : ''}${cls}]`;
+      i = close;
+    } else {
+      out += escapeChar(c);
+    }
+  }
+  return out;
+}
+
+/** A gitignore-style path glob as an RE2 regex over the path inside the repo. */
+export function pathGlobToRegex(glob: string): string {
+  const g = glob.trim();
+  if (g === '' || g === '/') throw invalidArgument('an empty path glob', "Give a glob such as '*.ts', 'src/', or 'src/**/*.go'.");
+  const directory = g.endsWith('/');
+  let body = directory ? g.slice(0, -1) : g;
+  const anchored = body.startsWith('/') || body.includes('/');
+  if (body.startsWith('/')) body = body.slice(1);
+  const re = translate(body, 'path glob', '[^/]*', '[^/]');
+  const prefix = anchored ? '^' : '(?:^|/)';
+  return directory ? `${prefix}${re}/` : `${prefix}${re}$`;
+}
+
+/**
+ * A repo-name glob (`github.com/acme/*`). Like path globs, one without a `/` matches the last
+ * segments of a name at any depth (`webapp` finds `github.com/acme/webapp`); with a `/` it
+ * matches the whole name.
+ */
+export function repoGlobToRegex(glob: string): string {
+  const g = glob.trim().replace(/\/+$/, '');
+  if (g === '') throw invalidArgument('an empty repo glob', "Give a repo name or glob such as 'github.com/acme/*' or 'webapp'.");
+  const re = translate(g, 'repo glob', '[^/]*', '[^/]');
+  return g.includes('/') ? `^${re}$` : `(?:^|/)${re}$`;
+}
+
+/** A glob over a plain name (symbols): `*` and `?` match any characters, anchored at both ends. */
+export function nameGlobToRegex(glob: string): string {
+  return `^${translate(glob, 'name glob', '.*', '.')}$`;
+}
+
+/** Whether a string uses glob operators at all. */
+export function isGlob(text: string): boolean {
+  return /(?<!\\)[*?[]/.test(text);
+}

@@ -1,0 +1,75 @@
+/**
+ * One stable order over Zoekt's ranked results, and the page of it at an offset.
+ *
+ * Zoekt ranks by score and cuts the list at MaxDocDisplayCount, but breaks ties between equal
+ * scores differently from call to call (shards answer in any order). We sort by score, then by
+ * a total tie-break (repo, path, line …), and we only trust a window whose cut falls at a strict
+ * drop in score below the page's last item: then the page is exactly a slice of the one global
+ * order, whichever window size produced it.
+ */
+
+export interface RankedWindow<T> {
+  items: T[];
+  /** True when Zoekt had nothing beyond these items. */
+  exhausted: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  /** All ranked items fetched (sorted); lets a caller cache them for later pages. */
+  window: RankedWindow<T>;
+}
+
+export interface PagingOrder<T> {
+  score: (item: T) => number;
+  /** Total tie-break among equal scores. */
+  tieBreak: (a: T, b: T) => number;
+}
+
+const MAX_GROWTH_ROUNDS = 4;
+
+export function sortRanked<T>(items: T[], order: PagingOrder<T>): T[] {
+  return [...items].sort((a, b) => order.score(b) - order.score(a) || order.tieBreak(a, b));
+}
+
+/** Whether `window` (sorted) decides the page [offset, offset+limit) for certain. */
+function decides<T>(window: RankedWindow<T>, offset: number, limit: number, order: PagingOrder<T>): boolean {
+  if (window.exhausted) return true;
+  const { items } = window;
+  if (items.length <= offset + limit) return false;
+  const lastOnPage = items[offset + limit - 1]!;
+  const lastFetched = items[items.length - 1]!;
+  return order.score(lastFetched) < order.score(lastOnPage);
+}
+
+/**
+ * Fetches the window of `offset + limit + 1` items, growing it while a run of equal scores
+ * crosses its cut, and returns the page.
+ */
+export async function fetchPage<T>(
+  fetchWindow: (size: number) => Promise<RankedWindow<T>>,
+  offset: number,
+  limit: number,
+  order: PagingOrder<T>,
+): Promise<Page<T>> {
+  let size = offset + limit + 1;
+  let window: RankedWindow<T> = { items: [], exhausted: true };
+  for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
+    const fetched = await fetchWindow(size);
+    window = { items: sortRanked(fetched.items, order), exhausted: fetched.exhausted };
+    if (decides(window, offset, limit, order)) break;
+    size *= 2;
+  }
+  return pageOf(window, offset, limit);
+}
+
+export function pageOf<T>(window: RankedWindow<T>, offset: number, limit: number): Page<T> {
+  const items = window.items.slice(offset, offset + limit);
+  const hasMore = window.items.length > offset + limit || (!window.exhausted && items.length === limit);
+  return { items, hasMore, window };
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,80 @@
+/**
+ * The server factory: an McpServer with every tool registered, for any transport. Tests build
+ * one in-process; the CLI builds one per stdio session or HTTP request.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+import { VERSION } from '../version.js';
+import type { ZoektClient } from '../zoekt/client.js';
+import { errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
+import { TOOLS } from '../tools/index.js';
+
+export interface ServerDeps {
+  zoekt: ZoektClient;
+  log: Logger;
+  tools?: readonly AnyTool[];
+}
+
+const INSTRUCTIONS = [
+  'zoekt-mcp searches source code indexed by Zoekt.',
+  'Use search_code for text and regex search (Zoekt query syntax).',
+  'Every list result is paginated: pass next_cursor back as cursor with the same arguments.',
+  'Errors carry a code and a hint that says what to do next.',
+].join(' ');
+
+export function buildServer(deps: ServerDeps): McpServer {
+  const tools = deps.tools ?? TOOLS;
+  const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const schemas = new Map<string, z.ZodObject>();
+  let nextRequestId = 0;
+
+  for (const tool of tools) {
+    schemas.set(tool.name, tool.input);
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: { title: tool.title, ...READ_ONLY_ANNOTATIONS },
+      },
+      async (args: unknown, extra: { signal: AbortSignal }) => {
+        const requestId = ++nextRequestId;
+        const started = Date.now();
+        try {
+          if (args instanceof InvalidArguments) throw args.error;
+          const out = await tool.handler(args, { zoekt: deps.zoekt, log: deps.log, signal: extra.signal });
+          deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
+          return successResult(out, tool.render(out, args));
+        } catch (err) {
+          const result = errorResult(err);
+          const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+          deps.log.warn('tool error', { tool: tool.name, requestId, ms: Date.now() - started, code: error.code, message: error.message });
+          return result;
+        }
+      },
+    );
+  }
+  routeValidationToTools(server, schemas);
+  return server;
+}
+
+/**
+ * The SDK answers invalid arguments with a plain text error; the contract wants INVALID_ARGUMENT
+ * with a hint and a structured error. The SDK's input validation step is replaced by the same
+ * strict zod parse, whose failure is handed to the tool handler as a value to report.
+ */
+function routeValidationToTools(server: McpServer, schemas: Map<string, z.ZodObject>): void {
+  const target = server as unknown as { validateToolInput?: unknown };
+  if (typeof target.validateToolInput !== 'function') {
+    throw new Error('@modelcontextprotocol/sdk changed: McpServer.validateToolInput is gone; update routeValidationToTools');
+  }
+  target.validateToolInput = async (_tool: unknown, args: unknown, toolName: string) => {
+    const schema = schemas.get(toolName);
+    if (!schema) return args;
+    const parsed = await schema.safeParseAsync(args ?? {});
+    return parsed.success ? parsed.data : new InvalidArguments(validationError(toolName, schema, parsed.error));
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * What every tool is made of, and the one place where a handler's outcome becomes an MCP
+ * result: structuredContent plus a compact text block on success; isError, `CODE: message`,
+ * a hint line and a structured error on failure.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { asToolError, ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ZoektClient } from '../zoekt/client.js';
+
+export interface ToolContext {
+  zoekt: ZoektClient;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
+  /** The compact text a model reads: grep-like, grouped by file. */
+  render: (out: z.output<O>, args: z.output<I>) => string;
+}
+
+// A list of heterogeneous tools: the generic parameters are erased at the list.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any, any>;
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return def;
+}
+
+/** Every tool only reads an index: it changes nothing and can be called again safely. */
+export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+/** The structured error of the contract, shared by every tool's output schema. */
+export const ErrorShape = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    hint: z.string(),
+    retryable: z.boolean(),
+  }),
+});
+
+export function errorResult(err: unknown): CallToolResult {
+  const te = asToolError(err);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${te.code}: ${te.message}\nhint: ${te.hint}` }],
+    structuredContent: { error: te.toJSON() },
+  };
+}
+
+export function successResult(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+/** Marks arguments that failed validation, so the handler can answer with a structured error. */
+export class InvalidArguments {
+  constructor(readonly error: ToolError) {}
+}
+
+/** Levenshtein distance, for "did you mean" hints. */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+export function closest(word: string, candidates: readonly string[], max = 3): string[] {
+  const lower = word.toLowerCase();
+  return candidates
+    .map((c) => ({ c, d: editDistance(lower, c.toLowerCase()) }))
+    .filter(({ c, d }) => d <= Math.max(2, Math.floor(c.length / 3)) || c.toLowerCase().startsWith(lower))
+    .sort((x, y) => x.d - y.d)
+    .slice(0, max)
+    .map(({ c }) => c);
+}
+
+/** Turns zod's issues into one INVALID_ARGUMENT naming each bad argument and what it takes. */
+export function validationError(toolName: string, schema: z.ZodObject, error: z.ZodError): ToolError {
+  const known = Object.keys(schema.shape);
+  const problems: string[] = [];
+  const hints: string[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join('.') || '(arguments)';
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        problems.push(`unknown argument '${key}'`);
+        const near = closest(key, known, 1);
+        hints.push(near.length ? `'${key}' is not an argument of ${toolName}; did you mean '${near[0]}'?` : `'${key}' is not an argument of ${toolName}.`);
+      }
+      continue;
+    }
+    problems.push(`${path}: ${issue.message}`);
+  }
+  hints.push(`${toolName} takes: ${known.join(', ')}.`);
+  return new ToolError('INVALID_ARGUMENT', `invalid arguments for ${toolName}: ${problems.join('; ')}`, hints.join(' '));
+}

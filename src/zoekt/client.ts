@@ -1,0 +1,326 @@
+/**
+ * The HTTP client of zoekt-webserver's JSON API. It owns the connection pool, the deadline of
+ * every call, retries of transient failures, and the classification of every failure into a
+ * ToolError at the place where its cause is known.
+ */
+import { Agent, request, errors as undiciErrors } from 'undici';
+import pRetry, { AbortError } from 'p-retry';
+import type { z } from 'zod';
+import { ToolError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { silentLogger } from '../log.js';
+import { queryErrorHint } from './query-errors.js';
+import {
+  decodeList,
+  decodeSearch,
+  ErrorReply,
+  ListReply,
+  SearchReply,
+  type RepoListResult,
+  type SearchOptionsWire,
+  type SearchResult,
+} from './wire.js';
+
+export interface ZoektClientOptions {
+  /** Base URL of zoekt-webserver, e.g. http://127.0.0.1:6070 */
+  url: string;
+  /** Deadline of one call, retries included. */
+  timeoutMs: number;
+  /** Retries of transient failures (refused, reset, 502/503/504) within the deadline. */
+  retries?: number;
+  logger?: Logger;
+  /** Called once per HTTP request sent (retries included); lets tests and metrics count traffic. */
+  onRequest?: (path: string) => void;
+}
+
+export interface SearchRequest {
+  query: string;
+  /** How many files Zoekt returns at most, after ranking. */
+  maxDocs: number;
+  contextLines?: number;
+  whole?: boolean;
+  signal?: AbortSignal;
+}
+
+export type Readiness =
+  | { ready: true; latencyMs: number; via: 'readyz' | 'healthz' }
+  | { ready: false; latencyMs: number; via: 'readyz' | 'healthz'; reason: string };
+
+/** Zoekt stops searching this long before our own deadline, so it can still answer with what it found. */
+const WALL_TIME_MARGIN_MS = 250;
+const MIN_WALL_TIME_MS = 100;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+const TRANSIENT_STATUS = new Set([502, 503, 504]);
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
+
+export class ZoektClient {
+  readonly url: string;
+  private readonly base: URL;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly log: Logger;
+  private readonly dispatcher: Agent;
+  private readonly onRequest: ((path: string) => void) | undefined;
+
+  constructor(opts: ZoektClientOptions) {
+    this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
+    this.url = this.base.toString().replace(/\/$/, '');
+    this.timeoutMs = opts.timeoutMs;
+    this.retries = opts.retries ?? 2;
+    this.log = opts.logger ?? silentLogger;
+    this.onRequest = opts.onRequest;
+    this.dispatcher = new Agent({
+      keepAliveTimeout: 30_000,
+      connections: 32,
+      connect: { timeout: Math.min(5_000, opts.timeoutMs) },
+    });
+  }
+
+  async search(req: SearchRequest): Promise<SearchResult> {
+    const deadline = Date.now() + this.timeoutMs;
+    const opts: SearchOptionsWire = {
+      ChunkMatches: true,
+      MaxDocDisplayCount: req.maxDocs,
+      MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
+    };
+    if (req.contextLines) opts.NumContextLines = req.contextLines;
+    if (req.whole) opts.Whole = true;
+    const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
+    return decodeSearch(reply);
+  }
+
+  async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
+    const deadline = Date.now() + this.timeoutMs;
+    const reply = await this.postJson('api/list', { Q: query }, ListReply, deadline, signal);
+    return decodeList(reply);
+  }
+
+  /**
+   * Whether Zoekt answers and has loaded its shards. Uses /readyz; a Zoekt too old to have it
+   * (it answers the HTML search page there) falls back to /healthz, which runs a tiny search.
+   * Never throws for an unreachable backend: that is an answer here, not an error.
+   */
+  async readiness(signal?: AbortSignal): Promise<Readiness> {
+    const started = Date.now();
+    const deadline = started + Math.min(this.timeoutMs, 5_000);
+    const elapsed = () => Date.now() - started;
+    try {
+      const ready = await this.get('readyz', deadline, signal);
+      const isHtml = /text\/html/i.test(ready.contentType) || ready.body.trimStart().startsWith('<');
+      if (!isHtml && ready.status !== 404) {
+        if (ready.status === 200) return { ready: true, latencyMs: elapsed(), via: 'readyz' };
+        return {
+          ready: false,
+          latencyMs: elapsed(),
+          via: 'readyz',
+          reason: `zoekt /readyz answered ${ready.status}: ${ready.body.trim().slice(0, 200) || 'not ready'}`,
+        };
+      }
+      const health = await this.get('healthz', deadline, signal);
+      if (health.status === 200) return { ready: true, latencyMs: elapsed(), via: 'healthz' };
+      return {
+        ready: false,
+        latencyMs: elapsed(),
+        via: 'healthz',
+        reason: `zoekt /healthz answered ${health.status}: ${health.body.trim().slice(0, 200)}`,
+      };
+    } catch (err) {
+      const te = err instanceof ToolError ? err : this.transportError(err, 'readyz');
+      return { ready: false, latencyMs: elapsed(), via: 'readyz', reason: te.message };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async get(path: string, deadline: number, signal?: AbortSignal) {
+    const url = new URL(path, this.base);
+    this.onRequest?.(`/${path}`);
+    try {
+      const res = await request(url, {
+        method: 'GET',
+        dispatcher: this.dispatcher,
+        signal: combine(signal, deadline),
+      });
+      const body = await res.body.text();
+      return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body };
+    } catch (err) {
+      throw this.transportError(err, path);
+    }
+  }
+
+  private async postJson<S extends z.ZodType>(
+    path: string,
+    payload: unknown,
+    schema: S,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<z.infer<S>> {
+    const started = Date.now();
+    const attempt = async (): Promise<z.infer<S>> => {
+      if (signal?.aborted) throw new AbortError(cancelled());
+      if (Date.now() >= deadline) throw new AbortError(this.timeout(path));
+      const text = await this.send(path, payload, deadline, signal);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new AbortError(this.misconfigured(path, 'a body that is not JSON'));
+      }
+      const parsed = schema.safeParse(json);
+      if (!parsed.success) {
+        throw new AbortError(this.misconfigured(path, `JSON of an unexpected shape (${parsed.error.issues[0]?.message ?? 'invalid'})`));
+      }
+      return parsed.data;
+    };
+    try {
+      const out = await pRetry(attempt, {
+        retries: this.retries,
+        minTimeout: 50,
+        maxTimeout: 400,
+        factor: 3,
+        randomize: true,
+        // Only failures thrown without AbortError reach here: refused/reset connections and 502/503/504.
+        shouldRetry: () => Date.now() + 50 < deadline,
+      });
+      this.log.debug('zoekt call', { path, ms: Date.now() - started });
+      return out;
+    } catch (err) {
+      this.log.debug('zoekt call failed', { path, ms: Date.now() - started, error: String(err) });
+      throw err instanceof ToolError ? err : this.transportError(err, path);
+    }
+  }
+
+  /** One HTTP exchange; returns the body of a 200 or throws a classified ToolError. */
+  private async send(path: string, payload: unknown, deadline: number, signal?: AbortSignal): Promise<string> {
+    const url = new URL(path, this.base);
+    this.onRequest?.(`/${path}`);
+    let status: number;
+    let contentType: string;
+    let body: string;
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: this.dispatcher,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(payload),
+        signal: combine(signal, deadline),
+      });
+      status = res.statusCode;
+      contentType = String(res.headers['content-type'] ?? '');
+      const length = Number(res.headers['content-length'] ?? 0);
+      if (length > MAX_BODY_BYTES) {
+        res.body.destroy();
+        throw new ToolError('INTERNAL', `zoekt answered ${length} bytes, more than the ${MAX_BODY_BYTES} this adapter reads`, 'Ask for fewer results (a lower limit or fewer context lines).');
+      }
+      body = await res.body.text();
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      if (signal?.aborted) throw new AbortError(cancelled());
+      const te = this.transportError(err, path);
+      // A refused or reset connection is worth another try (Zoekt restarting); anything else is not.
+      if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
+      throw new AbortError(te);
+    }
+    if (status === 200) {
+      if (/text\/html/i.test(contentType) || body.trimStart().startsWith('<')) {
+        throw new AbortError(this.misconfigured(path, 'an HTML page'));
+      }
+      return body;
+    }
+    const zoektError = parseErrorBody(body);
+    if (status === 400 && zoektError !== undefined) {
+      throw new AbortError(queryError(zoektError));
+    }
+    if (status === 404 || status === 405 || /text\/html/i.test(contentType)) {
+      throw new AbortError(this.misconfigured(path, `HTTP ${status}`));
+    }
+    if (zoektError !== undefined && /deadline exceeded|context canceled/i.test(zoektError)) {
+      throw new AbortError(this.timeout(path));
+    }
+    const err = new ToolError(
+      'UNAVAILABLE',
+      `zoekt at ${this.url} answered HTTP ${status}${zoektError ? `: ${zoektError}` : ''}`,
+      `Zoekt is up but failing. Check its logs and ${this.url}/healthz; retry in a few seconds.`,
+      { retryable: true },
+    );
+    if (TRANSIENT_STATUS.has(status)) throw err;
+    throw new AbortError(err);
+  }
+
+  /** Classifies a failure below HTTP (socket, DNS, deadline) by undici's and Node's error codes. */
+  private transportError(err: unknown, path: string): ToolError {
+    if (err instanceof ToolError) return err;
+    const code = errorCode(err);
+    const name = err instanceof Error ? err.name : '';
+    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || err instanceof undiciErrors.ConnectTimeoutError) {
+      return this.timeout(path, err);
+    }
+    if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);
+    const why = code ? `${code}` : err instanceof Error ? err.message : String(err);
+    return new ToolError(
+      'UNAVAILABLE',
+      `zoekt is unreachable at ${this.url} (${why})`,
+      `Start zoekt-webserver with -rpc on that address, or point ZOEKT_URL / --zoekt-url at it; check with: curl ${this.url}/healthz`,
+      { cause: err },
+    );
+  }
+
+  private timeout(path: string, cause?: unknown): ToolError {
+    return new ToolError(
+      'TIMEOUT',
+      `zoekt did not answer /${path} within ${this.timeoutMs} ms`,
+      'Narrow the query (add repos, paths or languages filters, or a more selective term), or raise ZOEKT_MCP_TIMEOUT_MS.',
+      { cause },
+    );
+  }
+
+  private misconfigured(path: string, what: string): ToolError {
+    return new ToolError(
+      'BACKEND_MISCONFIGURED',
+      `zoekt at ${this.url} answered /${path} with ${what}, not the JSON API`,
+      `Start zoekt-webserver with the -rpc flag (it serves /api/search and /api/list only then), and check that ZOEKT_URL points at zoekt-webserver, not at another service.`,
+    );
+  }
+}
+
+function cancelled(cause?: unknown): ToolError {
+  return new ToolError('TIMEOUT', 'the request was cancelled before zoekt answered', 'Call again if the result is still needed.', { cause });
+}
+
+function queryError(zoektMessage: string): ToolError {
+  return new ToolError('QUERY_ERROR', `zoekt rejected the query: ${zoektMessage}`, queryErrorHint(zoektMessage), {
+    retryable: false,
+  });
+}
+
+function parseErrorBody(body: string): string | undefined {
+  try {
+    const parsed = ErrorReply.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data.Error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** undici and Node put the system error code on the error or on its cause. */
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    const errors = (e as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0) {
+      e = errors[0];
+      continue;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function combine(signal: AbortSignal | undefined, deadline: number): AbortSignal {
+  const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}

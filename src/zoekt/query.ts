@@ -1,0 +1,63 @@
+/**
+ * Building Zoekt queries from typed parts. Every value given to these functions is quoted, so
+ * no argument can add operators; only `raw()` passes text through, and it is used for the one
+ * place where the user writes Zoekt syntax on purpose (search_code's `query`).
+ *
+ * Zoekt's parser (query/parse.go): a double-quoted string is one token whose backslash escapes
+ * are removed (`\x` -> `x`), so a regex goes through a quoted token once its `\` and `"` are
+ * escaped. A prefix (`file:`, `repo:` …) before the quote gives the token its field.
+ */
+
+/** A piece of a Zoekt query, already safe to concatenate. */
+export type QueryPart = { readonly text: string };
+
+const part = (text: string): QueryPart => ({ text });
+
+/** Escapes every RE2 metacharacter, so the text matches itself literally. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&').replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+}
+
+/** Quotes a value as one Zoekt token: the parser gives back exactly `value`. */
+export function quote(value: string): string {
+  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+/** A content-or-filename regex term (a bare term in Zoekt syntax). */
+export const regex = (re: string): QueryPart => part(`regex:${quote(re)}`);
+/** A content-only regex term. */
+export const content = (re: string): QueryPart => part(`content:${quote(re)}`);
+/** A literal text term: matches the exact characters given, in content or file name like a bare term. */
+export const literal = (text: string): QueryPart => regex(escapeRegex(text));
+export const file = (re: string): QueryPart => part(`file:${quote(re)}`);
+export const repo = (re: string): QueryPart => part(`repo:${quote(re)}`);
+export const sym = (re: string): QueryPart => part(`sym:${quote(re)}`);
+export const branch = (name: string): QueryPart => part(`branch:${quote(name)}`);
+/** `lang:` takes a Linguist name; Zoekt resolves names and aliases itself. */
+export const lang = (name: string): QueryPart => part(`lang:${quote(name)}`);
+export const type = (t: 'filename' | 'filematch' | 'repo'): QueryPart => part(`type:${t}`);
+export const caseMode = (mode: 'yes' | 'no' | 'auto'): QueryPart => part(`case:${mode}`);
+
+/** Text the user wrote in Zoekt syntax, kept as one group so filters around it bind to all of it. */
+export const raw = (text: string): QueryPart => part(`(${text})`);
+
+export const not = (q: QueryPart): QueryPart => part(`-${q.text.startsWith('(') ? q.text : `(${q.text})`}`);
+
+export function and(...parts: (QueryPart | undefined | false)[]): QueryPart {
+  const kept = parts.filter((p): p is QueryPart => Boolean(p));
+  if (kept.length === 1) return kept[0]!;
+  return part(kept.map((p) => p.text).join(' '));
+}
+
+export function or(...parts: QueryPart[]): QueryPart {
+  if (parts.length === 1) return parts[0]!;
+  return part(`(${parts.map((p) => p.text).join(' or ')})`);
+}
+
+export function group(q: QueryPart): QueryPart {
+  return q.text.startsWith('(') && q.text.endsWith(')') ? q : part(`(${q.text})`);
+}
+
+export function render(q: QueryPart): string {
+  return q.text;
+}

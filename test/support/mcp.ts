@@ -1,0 +1,80 @@
+/** Real MCP clients for the tests: the SDK's Client over stdio (spawning the built CLI) or in-process. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import { buildServer } from '../../src/server/build.js';
+import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
+import { ROOT } from './zoekt.js';
+
+export const CLI = join(ROOT, 'dist/cli.js');
+
+export interface Connected {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** Spawns `node dist/cli.js` with the given environment and connects over stdio. */
+export async function connectStdio(env: Record<string, string>, args: string[] = []): Promise<Connected & { stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, ...args],
+    env: { PATH: process.env.PATH ?? '', ZOEKT_MCP_LOG_LEVEL: 'warn', ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const client = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close(), stderr: () => stderr };
+}
+
+/** Builds the server in this process and connects a Client to it through an in-memory transport. */
+export async function connectInProcess(zoekt: Partial<ZoektClientOptions> & { url: string }): Promise<Connected & { zoekt: ZoektClient }> {
+  const client = new ZoektClient({ timeoutMs: 10_000, ...zoekt });
+  const server = buildServer({ zoekt: client, log: silentLogger });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
+  await mcp.connect(clientTransport);
+  return {
+    client: mcp,
+    zoekt: client,
+    close: async () => {
+      await mcp.close();
+      await server.close();
+      await client.close();
+    },
+  };
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+/** The structured content of a successful call; fails the test with the error text otherwise. */
+export function ok<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`tool call failed: ${textOf(result)}`);
+  return result.structuredContent as T;
+}
+
+export interface ToolErrorShape {
+  code: string;
+  message: string;
+  hint: string;
+  retryable: boolean;
+}
+
+/** The structured error of a failed call; fails the test if the call succeeded. */
+export function failed(result: CallToolResult): ToolErrorShape {
+  if (!result.isError) throw new Error(`expected an error, got: ${textOf(result).slice(0, 500)}`);
+  return (result.structuredContent as { error: ToolErrorShape }).error;
+}

@@ -1,0 +1,149 @@
+/**
+ * A real Zoekt for the tests: the binaries scripts/install-zoekt.sh installs, an index built
+ * from test/fixtures/ (each top-level folder becomes a git repository named
+ * github.com/acme/<folder>), and zoekt-webserver processes on 127.0.0.1.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const FIXTURES = join(ROOT, 'test/fixtures');
+export const REPO_PREFIX = 'github.com/acme/';
+
+function pinnedVersion(): string {
+  const env = readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8');
+  const m = /^ZOEKT_VERSION=(\S+)$/m.exec(env);
+  if (!m) throw new Error('ZOEKT_VERSION missing from zoekt-config/zoekt.env');
+  return m[1]!;
+}
+
+export const ZOEKT_BIN = join(ROOT, '.tools/zoekt', pinnedVersion(), 'bin');
+export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
+
+/** The fixture repositories: every folder directly under test/fixtures/. */
+export function fixtureRepos(): string[] {
+  return readdirSync(FIXTURES)
+    .filter((name) => statSync(join(FIXTURES, name)).isDirectory())
+    .sort();
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Fixture',
+      GIT_AUTHOR_EMAIL: 'fixture@example.com',
+      GIT_COMMITTER_NAME: 'Fixture',
+      GIT_COMMITTER_EMAIL: 'fixture@example.com',
+      GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+      GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
+  });
+}
+
+/** Text that exists only on the `dev` branch of webapp, to test the branch filter. */
+export const DEV_BRANCH_FILE = 'src/dev_only.ts';
+export const DEV_BRANCH_MARKER = 'dev_branch_only_marker';
+
+/**
+ * Copies each fixture folder into `workDir`, commits it as a git repository (branch main; webapp
+ * also gets a dev branch), and indexes them all with zoekt-git-index -require_ctags.
+ */
+export function buildFixtureIndex(workDir: string): { indexDir: string; repos: string[] } {
+  const srcDir = join(workDir, 'repos');
+  const indexDir = join(workDir, 'index');
+  mkdirSync(srcDir, { recursive: true });
+  mkdirSync(indexDir, { recursive: true });
+  const names = fixtureRepos();
+  const dirs: string[] = [];
+  for (const name of names) {
+    const dir = join(srcDir, name);
+    cpSync(join(FIXTURES, name), dir, { recursive: true });
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'config', 'zoekt.name', `${REPO_PREFIX}${name}`);
+    git(dir, 'config', 'zoekt.web-url', `https://${REPO_PREFIX}${name}`);
+    git(dir, 'config', 'zoekt.web-url-type', 'github');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', `fixture ${name}`);
+    if (name === 'webapp') {
+      git(dir, 'checkout', '-q', '-b', 'dev');
+      writeFileSync(join(dir, DEV_BRANCH_FILE), `// Only on the dev branch.\nexport const ${DEV_BRANCH_MARKER} = true;\n`);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', 'dev branch');
+      git(dir, 'checkout', '-q', 'main');
+    }
+    dirs.push(dir);
+  }
+  execFileSync(
+    join(ZOEKT_BIN, 'zoekt-git-index'),
+    ['-require_ctags', '-allow_missing_branches', '-branches', 'main,dev', '-index', indexDir, ...dirs],
+    { env: { ...process.env, CTAGS_COMMAND }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  return { indexDir, repos: names.map((n) => `${REPO_PREFIX}${n}`) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface RunningZoekt {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts zoekt-webserver on 127.0.0.1 and waits until it serves the index: /readyz where it
+ * exists, else /healthz, and in both cases /api/list showing `expectRepos` repositories.
+ */
+export async function startWebserver(opts: { indexDir: string; rpc?: boolean; port?: number; expectRepos?: number }): Promise<RunningZoekt> {
+  const port = opts.port ?? (await freePort());
+  const args = ['-index', opts.indexDir, '-listen', `127.0.0.1:${port}`];
+  if (opts.rpc !== false) args.unshift('-rpc');
+  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((res) => {
+      if (child.exitCode !== null || child.signalCode !== null) return res();
+      child.once('exit', () => res());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`zoekt-webserver exited with ${child.exitCode}: ${stderr}`);
+    try {
+      const health = await fetch(`${url}/healthz`);
+      if (health.ok) {
+        if (opts.rpc === false || !opts.expectRepos) return { url, port, process: child, stop };
+        const list = await fetch(`${url}/api/list`, { method: 'POST', body: JSON.stringify({ Q: '' }) });
+        const body = (await list.json()) as { List?: { Repos?: unknown[] } };
+        if ((body.List?.Repos?.length ?? 0) >= opts.expectRepos) return { url, port, process: child, stop };
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`zoekt-webserver did not become ready on ${url} within 30 s: ${stderr}`);
+}

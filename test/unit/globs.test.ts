@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { isGlob, nameGlobToRegex, pathGlobToRegex, repoGlobToRegex } from '../../src/search/globs.js';
+
+const matches = (re: string, s: string) => new RegExp(re).test(s);
+
+describe('pathGlobToRegex', () => {
+  const cases: [string, string[], string[]][] = [
+    ['*.go', ['main.go', 'cmd/server/main.go'], ['main.go.bak', 'main_go', 'go']],
+    ['Makefile', ['Makefile', 'tools/Makefile'], ['Makefile.am', 'xMakefile', 'src/Makefiles/x']],
+    ['/main.go', ['main.go'], ['cmd/main.go']],
+    // Only a trailing slash: a directory of that name at any depth, as in gitignore.
+    ['src/', ['src/a.ts', 'src/deep/b.ts', 'lib/src/a.ts'], ['srcx/a.ts', 'src', 'xsrc/a.ts']],
+    ['src/api/', ['src/api/a.ts', 'src/api/v1/b.ts'], ['lib/src/api/a.ts', 'src/apix/a.ts']],
+    ['test/', ['test/a.ts', 'pkg/test/b.ts'], ['tests/a.ts', 'test.ts']],
+    ['src/**/*.ts', ['src/a.ts', 'src/x/y/b.ts'], ['lib/src/a.ts', 'src/a.tsx']],
+    ['**/*.test.ts', ['a.test.ts', 'src/x/a.test.ts'], ['a.test.tsx', 'atest.ts']],
+    ['*.test.ts', ['a.test.ts', 'deep/a.test.ts'], ['a.testXts', 'a.test.ts.map']],
+    ['a.b', ['a.b', 'x/a.b'], ['aXb', 'a.bc']],
+    ['find%user', ['find%user'], ['findXuser']],
+    ['(', ['('], ['x']],
+    ['a+b', ['a+b'], ['aab', 'ab']],
+    ['file?.c', ['file1.c', 'fileA.c'], ['file10.c', 'file/.c']],
+    ['[abc].md', ['a.md', 'x/c.md'], ['d.md', 'ab.md']],
+    ['[!abc].md', ['d.md'], ['a.md']],
+    ['src/*/index.ts', ['src/a/index.ts'], ['src/a/b/index.ts']],
+    ['docs/ünïcødé.md', ['docs/ünïcødé.md'], ['docs/unicode.md']],
+    ['\\*.md', ['*.md'], ['a.md']],
+  ];
+  it.each(cases)('%s', (glob, yes, no) => {
+    const re = pathGlobToRegex(glob);
+    for (const p of yes) expect(matches(re, p), `${glob} should match ${p} (${re})`).toBe(true);
+    for (const p of no) expect(matches(re, p), `${glob} should not match ${p} (${re})`).toBe(false);
+  });
+
+  it('rejects empty globs and unclosed classes with INVALID_ARGUMENT', () => {
+    expect(() => pathGlobToRegex('')).toThrow(/empty/);
+    expect(() => pathGlobToRegex('[abc')).toThrow(/never closed/);
+  });
+});
+
+describe('repoGlobToRegex', () => {
+  it('anchors globs with a slash and matches bare names as a last segment', () => {
+    const org = repoGlobToRegex('github.com/acme/*');
+    expect(matches(org, 'github.com/acme/webapp')).toBe(true);
+    expect(matches(org, 'github.com/acme/webapp/sub')).toBe(false);
+    expect(matches(org, 'github.com/acmeX/webapp')).toBe(false);
+    expect(matches(org, 'githubXcom/acme/webapp')).toBe(false);
+    const bare = repoGlobToRegex('webapp');
+    expect(matches(bare, 'github.com/acme/webapp')).toBe(true);
+    expect(matches(bare, 'webapp')).toBe(true);
+    expect(matches(bare, 'github.com/acme/webapp2')).toBe(false);
+  });
+});
+
+describe('nameGlobToRegex', () => {
+  it.each([
+    ['get*', ['get', 'getUser', 'get_user'], ['aget', 'Get']],
+    ['get_*', ['get_user_by_email'], ['getUser', 'getter']],
+    ['*Handler', ['RequestHandler', 'Handler'], ['HandlerRegistry']],
+    ['User*Service', ['UserService', 'UserAdminService'], ['UserServiceFactory']],
+  ])('%s', (glob, yes, no) => {
+    const re = nameGlobToRegex(glob);
+    for (const s of yes) expect(matches(re, s)).toBe(true);
+    for (const s of no) expect(matches(re, s)).toBe(false);
+  });
+
+  it('tells globs from plain names', () => {
+    expect(isGlob('get*')).toBe(true);
+    expect(isGlob('a?')).toBe(true);
+    expect(isGlob('plain_name')).toBe(false);
+    expect(isGlob('\\*')).toBe(false);
+  });
+});
