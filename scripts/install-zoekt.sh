@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../zoekt-config/zoekt.env
 . "$root/zoekt-config/zoekt.env"
-bin_dir="$root/.tools/zoekt/$ZOEKT_VERSION/bin"
+bin_dir="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/zoekt/$ZOEKT_VERSION/bin"
 
 say() { echo "install-zoekt: $*" >&2; }
 

@@ -4,6 +4,7 @@
 import { invalidArgument } from '../errors.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import * as q from '../zoekt/query.js';
+import { liftCase, normalizeWhitespace } from '../zoekt/query-syntax.js';
 import type { Chunk, FileHit, SearchResult } from '../zoekt/wire.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
@@ -61,9 +62,23 @@ export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines
 const MAX_LINE_CHARS = 400;
 
 export function buildCodeQuery(args: CodeSearchArgs): string {
-  const text = args.query.trim();
+  let text = args.query.trim();
   if (text === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
-  const mode = args.case_sensitive ?? 'auto';
+  let mode = args.case_sensitive ?? 'auto';
+  if (!args.literal) {
+    const lifted = liftCase(normalizeWhitespace(text));
+    if (lifted.mode !== undefined) {
+      if (args.case_sensitive !== undefined && args.case_sensitive !== 'auto' && args.case_sensitive !== lifted.mode) {
+        throw invalidArgument(
+          `the query says case:${lifted.mode} but case_sensitive is '${args.case_sensitive}'`,
+          'Use one of them: drop case: from the query, or drop the case_sensitive argument.',
+        );
+      }
+      mode = lifted.mode;
+      text = lifted.rest;
+      if (text === '') throw invalidArgument('the query has nothing to search besides case:', "Add a search term, e.g. 'case:yes Config'.");
+    }
+  }
   return q.render(
     q.and(
       mode !== 'auto' && q.caseMode(mode),

@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
-import { errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
+import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
 
 export interface ServerDeps {
@@ -37,7 +37,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.input,
-        outputSchema: tool.output,
+        outputSchema: advertisedOutput(tool.output),
         annotations: { title: tool.title, ...READ_ONLY_ANNOTATIONS },
       },
       async (args: unknown, extra: { signal: AbortSignal }) => {

@@ -47,6 +47,20 @@ export const ErrorShape = z.object({
   }),
 });
 
+/**
+ * The output schema agents see: the tool's success fields, or the contract's `{ error }` (error
+ * results carry structuredContent too, and clients validate it against this schema). Exactly
+ * one of the two forms is required, which JSON Schema says with anyOf.
+ */
+export function advertisedOutput(output: z.ZodObject): z.ZodObject {
+  const required = Object.entries(output.shape)
+    .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
+    .map(([key]) => key);
+  return z
+    .object({ ...output.partial().shape, error: ErrorShape.shape.error.optional() })
+    .meta({ anyOf: [{ required }, { required: ['error'] }] });
+}
+
 export function errorResult(err: unknown): CallToolResult {
   const te = asToolError(err);
   return {

@@ -5,8 +5,12 @@
  *
  * Zoekt's parser (query/parse.go): a double-quoted string is one token whose backslash escapes
  * are removed (`\x` -> `x`), so a regex goes through a quoted token once its `\` and `"` are
- * escaped. A prefix (`file:`, `repo:` …) before the quote gives the token its field.
+ * escaped. A prefix (`file:`, `repo:` …) before the quote gives the token its field. A `(` is a
+ * grouping parenthesis only when a space follows it (`(foo)` is the regex "(foo)"), so every
+ * group here is written `( … )`.
  */
+import { checkGrouping, normalizeWhitespace } from './query-syntax.js';
+
 
 /** A piece of a Zoekt query, already safe to concatenate. */
 export type QueryPart = { readonly text: string };
@@ -38,10 +42,19 @@ export const lang = (name: string): QueryPart => part(`lang:${quote(name)}`);
 export const type = (t: 'filename' | 'filematch' | 'repo'): QueryPart => part(`type:${t}`);
 export const caseMode = (mode: 'yes' | 'no' | 'auto'): QueryPart => part(`case:${mode}`);
 
-/** Text the user wrote in Zoekt syntax, kept as one group so filters around it bind to all of it. */
-export const raw = (text: string): QueryPart => part(`(${text})`);
+const grouped = (text: string): string => `( ${text} )`;
 
-export const not = (q: QueryPart): QueryPart => part(`-${q.text.startsWith('(') ? q.text : `(${q.text})`}`);
+/**
+ * Text the user wrote in Zoekt syntax, kept as one group so filters ANDed after it bind to all
+ * of it. Throws QUERY_ERROR when its parentheses do not balance (it could close our group).
+ */
+export function raw(text: string): QueryPart {
+  const normalized = normalizeWhitespace(text).trim();
+  checkGrouping(normalized);
+  return part(grouped(normalized));
+}
+
+export const not = (q: QueryPart): QueryPart => part(`-${q.text.startsWith('( ') ? q.text : grouped(q.text)}`);
 
 export function and(...parts: (QueryPart | undefined | false)[]): QueryPart {
   const kept = parts.filter((p): p is QueryPart => Boolean(p));
@@ -51,11 +64,11 @@ export function and(...parts: (QueryPart | undefined | false)[]): QueryPart {
 
 export function or(...parts: QueryPart[]): QueryPart {
   if (parts.length === 1) return parts[0]!;
-  return part(`(${parts.map((p) => p.text).join(' or ')})`);
+  return part(grouped(parts.map((p) => p.text).join(' or ')));
 }
 
 export function group(q: QueryPart): QueryPart {
-  return q.text.startsWith('(') && q.text.endsWith(')') ? q : part(`(${q.text})`);
+  return q.text.startsWith('( ') && q.text.endsWith(' )') ? q : part(grouped(q.text));
 }
 
 export function render(q: QueryPart): string {

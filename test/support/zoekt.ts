@@ -19,7 +19,7 @@ function pinnedVersion(): string {
   return m[1]!;
 }
 
-export const ZOEKT_BIN = join(ROOT, '.tools/zoekt', pinnedVersion(), 'bin');
+export const ZOEKT_BIN = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools'), 'zoekt', pinnedVersion(), 'bin');
 export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
 
 /** The fixture repositories: every folder directly under test/fixtures/. */

@@ -49,16 +49,16 @@ describe('query parts', () => {
   });
 
   it('groups alternatives and negates groups', () => {
-    expect(q.render(q.or(q.file('a'), q.file('b')))).toBe('(file:"a" or file:"b")');
-    expect(q.render(q.not(q.file('test/')))).toBe('-(file:"test/")');
-    expect(q.render(q.and(q.raw('foo'), undefined, false, q.file('x')))).toBe('(foo) file:"x"');
+    expect(q.render(q.or(q.file('a'), q.file('b')))).toBe('( file:"a" or file:"b" )');
+    expect(q.render(q.not(q.file('test/')))).toBe('-( file:"test/" )');
+    expect(q.render(q.and(q.raw('foo'), undefined, false, q.file('x')))).toBe('( foo ) file:"x"');
   });
 });
 
 describe('buildCodeQuery', () => {
   it('keeps the user query as one group and adds filters outside it', () => {
     expect(buildCodeQuery({ query: 'foo or bar', paths: ['/src/'], exclude_paths: ['*.md'] })).toBe(
-      '(foo or bar) file:"^src/" -(file:"(?:^|/)[^/]*\\\\.md$")',
+      '( foo or bar ) file:"^src/" -( file:"(?:^|/)[^/]*\\\\.md$" )',
     );
   });
 
@@ -68,18 +68,48 @@ describe('buildCodeQuery', () => {
   });
 
   it('puts the case mode first and leaves auto implicit', () => {
-    expect(buildCodeQuery({ query: 'x', case_sensitive: 'yes' })).toBe('case:yes (x)');
-    expect(buildCodeQuery({ query: 'x', case_sensitive: 'no' })).toBe('case:no (x)');
-    expect(buildCodeQuery({ query: 'x', case_sensitive: 'auto' })).toBe('(x)');
+    expect(buildCodeQuery({ query: 'x', case_sensitive: 'yes' })).toBe('case:yes ( x )');
+    expect(buildCodeQuery({ query: 'x', case_sensitive: 'no' })).toBe('case:no ( x )');
+    expect(buildCodeQuery({ query: 'x', case_sensitive: 'auto' })).toBe('( x )');
   });
 
   it('ORs repo globs and adds the branch', () => {
     expect(buildCodeQuery({ query: 'x', repos: ['github.com/acme/*', 'webapp'], branch: 'dev' })).toBe(
-      '(x) (repo:"^github\\\\.com/acme/[^/]*$" or repo:"(?:^|/)webapp$") branch:"dev"',
+      '( x ) ( repo:"^github\\\\.com/acme/[^/]*$" or repo:"(?:^|/)webapp$" ) branch:"dev"',
     );
   });
 
   it('rejects an empty query', () => {
     expect(() => buildCodeQuery({ query: '   ' })).toThrow(/empty/);
+  });
+});
+
+describe('grouping of the user query', () => {
+  it.each(['foo ) or repo:other (', 'a )', '( a', 'x ) ( y', 'foo) or (bar'])('refuses %j, whose parentheses could escape the group', (query) => {
+    expect(() => buildCodeQuery({ query, repos: ['webapp'] })).toThrow(/never (opened|closed)/);
+  });
+
+  it.each(['(foo)', 'foo(', 'a\\)', '"a ) b"', '( a or b ) c', 'file:( x'])('accepts %j, which Zoekt reads as balanced', (query) => {
+    expect(() => buildCodeQuery({ query })).not.toThrow();
+  });
+
+  it('turns line breaks outside quotes into spaces, since Zoekt stops reading at one', () => {
+    expect(buildCodeQuery({ query: 'foo\nbar', paths: ['/x'] })).toBe('( foo bar ) file:"^x$"');
+    expect(buildCodeQuery({ query: '"a\nb"' })).toBe('( "a\nb" )');
+  });
+});
+
+describe('case: in the user query', () => {
+  it('is lifted out of the group, where Zoekt would ignore it', () => {
+    expect(buildCodeQuery({ query: 'case:yes Server' })).toBe('case:yes ( Server )');
+    expect(buildCodeQuery({ query: 'foo case:no bar', case_sensitive: 'no' })).toBe('case:no ( foo bar )');
+    expect(buildCodeQuery({ query: '( a case:yes ) b' })).toBe('( ( a case:yes ) b )');
+    expect(buildCodeQuery({ query: 'case:yes x', literal: true })).toBe('regex:"case:yes x"');
+  });
+
+  it('may not contradict case_sensitive', () => {
+    expect(() => buildCodeQuery({ query: 'case:yes x', case_sensitive: 'no' })).toThrow(/case_sensitive/);
+    expect(() => buildCodeQuery({ query: 'case:yes case:no x' })).toThrow(/both/);
+    expect(() => buildCodeQuery({ query: 'case:yes' })).toThrow(/nothing to search/);
   });
 });

@@ -1,0 +1,193 @@
+/**
+ * Reads a query in Zoekt syntax the way Zoekt's tokenizer does (query/parse.go), far enough to
+ * know its grouping. search_code wraps the user's query in `( … )` and ANDs filters after it;
+ * that is only sound when the query's own parentheses balance, so a stray `)` cannot close our
+ * group and an `or` cannot reach past the filters.
+ *
+ * Zoekt's rules that matter here: a token ends at a space, tab or newline unless inside a `(`
+ * the token itself opened; `(` is a grouping paren only when it is a whole token or is followed
+ * by a space inside its token; `"…"` is a string whose `\x` escapes drop the backslash; `\x`
+ * outside quotes keeps both characters; a leading `-` is its own token.
+ */
+import { ToolError } from '../errors.js';
+
+export interface QueryToken {
+  kind: 'open' | 'close' | 'negate' | 'term';
+  /** The token's text, quotes resolved, as Zoekt sees it (prefix included, e.g. `case:yes`). */
+  text: string;
+  /** Where the token stands in the input: [start, end). */
+  start: number;
+  end: number;
+}
+
+function syntaxError(message: string, hint: string): ToolError {
+  return new ToolError('QUERY_ERROR', `the query does not parse: ${message}`, hint, { retryable: false });
+}
+
+const LITERAL_TIP = 'To search the exact text instead, call again with literal: true.';
+
+export function tokenize(input: string): QueryToken[] {
+  const tokens: QueryToken[] = [];
+  let pos = 0;
+  const n = input.length;
+  while (pos < n) {
+    while (pos < n && (input[pos] === ' ' || input[pos] === '\t' || input[pos] === '\n' || input[pos] === '\r')) pos++;
+    if (pos >= n) break;
+    if (input[pos] === '-') {
+      tokens.push({ kind: 'negate', text: '-', start: pos, end: pos + 1 });
+      pos++;
+      continue;
+    }
+    const start = pos;
+    let parenCount = 0;
+    let foundSpace = false;
+    let text = '';
+    scan: while (pos < n) {
+      const c = input[pos]!;
+      switch (c) {
+        case '(':
+          parenCount++;
+          text += c;
+          pos++;
+          break;
+        case ')':
+          if (parenCount === 0) {
+            if (text === '') {
+              text = ')';
+              pos++;
+            }
+            break scan;
+          }
+          parenCount--;
+          text += c;
+          pos++;
+          break;
+        case '"': {
+          pos++;
+          let closed = false;
+          while (pos < n) {
+            const d = input[pos]!;
+            pos++;
+            if (d === '"') {
+              closed = true;
+              break;
+            }
+            if (d === '\\') {
+              if (pos >= n) break;
+              text += input[pos]!;
+              pos++;
+            } else {
+              text += d;
+            }
+          }
+          if (!closed) {
+            throw syntaxError('a quoted string is never closed', `Add the closing '"', or escape a literal quote as \\". ${LITERAL_TIP}`);
+          }
+          break;
+        }
+        case '\\':
+          if (pos + 1 >= n) throw syntaxError('the query ends with a lone backslash', 'Remove it, or write \\\\ for a literal backslash.');
+          text += input.slice(pos, pos + 2);
+          pos += 2;
+          break;
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+          if (parenCount > 0) foundSpace = true;
+          break scan;
+        default:
+          text += c;
+          pos++;
+      }
+    }
+    if (foundSpace && text.startsWith('(')) {
+      tokens.push({ kind: 'open', text: '(', start, end: start + 1 });
+      pos = start + 1;
+    } else if (text === '(') {
+      tokens.push({ kind: 'open', text, start, end: pos });
+    } else if (text === ')') {
+      tokens.push({ kind: 'close', text, start, end: pos });
+    } else if (text !== '') {
+      tokens.push({ kind: 'term', text, start, end: pos });
+    }
+  }
+  return tokens;
+}
+
+/** Throws QUERY_ERROR unless the query's grouping parentheses balance. */
+export function checkGrouping(input: string): QueryToken[] {
+  const tokens = tokenize(input);
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.kind === 'open') depth++;
+    if (t.kind === 'close') {
+      depth--;
+      if (depth < 0) {
+        throw syntaxError(
+          "a ')' closes a group that was never opened",
+          `Zoekt groups with ( … ); remove the ')' or escape it as '\\)' to match a literal parenthesis. ${LITERAL_TIP}`,
+        );
+      }
+    }
+  }
+  if (depth > 0) {
+    throw syntaxError(
+      `${depth} group(s) opened with '(' are never closed`,
+      `Add the missing ')', or escape '(' as '\\(' to match a literal parenthesis. ${LITERAL_TIP}`,
+    );
+  }
+  return tokens;
+}
+
+/** Zoekt ends a query at a line break outside quotes; spaces keep the rest of it in play. */
+export function normalizeWhitespace(input: string): string {
+  let out = '';
+  let inQuote = false;
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i]!;
+    if (c === '\\' && i + 1 < input.length) {
+      out += c + input[i + 1]!;
+      i++;
+      continue;
+    }
+    if (c === '"') inQuote = !inQuote;
+    out += !inQuote && (c === '\n' || c === '\r' || c === '\t') ? ' ' : c;
+  }
+  return out;
+}
+
+export type CaseAtom = 'yes' | 'no' | 'auto';
+
+/**
+ * Zoekt honours `case:` only at the top level of a query; inside a group it is ignored. Since
+ * the user's query is put inside a group, its top-level `case:` atoms are taken out here and
+ * applied outside. Returns the query without them and the mode they asked for.
+ */
+export function liftCase(input: string): { rest: string; mode?: CaseAtom } {
+  const tokens = checkGrouping(input);
+  let depth = 0;
+  let mode: CaseAtom | undefined;
+  const cut: [number, number][] = [];
+  tokens.forEach((t, i) => {
+    if (t.kind === 'open') depth++;
+    if (t.kind === 'close') depth--;
+    const m = /^case:(yes|no|auto)$/.exec(t.text);
+    if (depth === 0 && t.kind === 'term' && m && tokens[i - 1]?.kind !== 'negate') {
+      if (mode !== undefined && mode !== m[1]) {
+        throw new ToolError('QUERY_ERROR', `the query asks for both case:${mode} and case:${m[1]}`, 'Keep one case: atom, or drop them and use the case_sensitive argument.', { retryable: false });
+      }
+      mode = m[1] as CaseAtom;
+      cut.push([t.start, t.end]);
+    }
+  });
+  if (mode === undefined) return { rest: input };
+  let rest = '';
+  let at = 0;
+  for (const [start, end] of cut) {
+    rest += input.slice(at, start);
+    at = end;
+  }
+  rest += input.slice(at);
+  return { rest: rest.replace(/\s+/g, ' ').trim(), mode };
+}

@@ -1,0 +1,75 @@
+/**
+ * What an agent sees when Zoekt is down or misconfigured: real processes, no mocks. A stopped
+ * Zoekt is a port nobody listens on; a misconfigured one is a real zoekt-webserver without -rpc.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call, connectStdio, failed, textOf, type Connected } from '../support/mcp.js';
+import { freePort, startWebserver, type RunningZoekt } from '../support/zoekt.js';
+
+describe('Zoekt unreachable', () => {
+  let mcp: Connected;
+  let url: string;
+  beforeAll(async () => {
+    url = `http://127.0.0.1:${await freePort()}`;
+    mcp = await connectStdio({ ZOEKT_URL: url, ZOEKT_MCP_TIMEOUT_MS: '2000' });
+  });
+  afterAll(() => mcp.close());
+
+  it('answers UNAVAILABLE naming the URL, within the deadline, without hanging', async () => {
+    const started = Date.now();
+    const err = failed(await call(mcp.client, 'search_code', { query: 'anything' }));
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(err.retryable).toBe(true);
+    expect(err.message).toContain(url);
+    expect(err.message).toContain('ECONNREFUSED');
+    expect(err.hint).toContain(`curl ${url}/healthz`);
+  });
+
+  it('says so in the text block too: CODE: message, then a hint line', async () => {
+    const text = textOf(await call(mcp.client, 'search_code', { query: 'anything' }));
+    expect(text).toMatch(/^UNAVAILABLE: zoekt is unreachable at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\nhint: /);
+  });
+});
+
+describe('Zoekt stopped while the adapter runs', () => {
+  it('goes from results to UNAVAILABLE when Zoekt stops, and back when it returns', async () => {
+    const indexDir = inject('indexDir');
+    const port = await freePort();
+    let zoekt: RunningZoekt = await startWebserver({ indexDir, port, expectRepos: 1 });
+    const mcp = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_TIMEOUT_MS: '3000' });
+    try {
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      await zoekt.stop();
+      const started = Date.now();
+      expect(failed(await call(mcp.client, 'search_code', { query: 'func' })).code).toBe('UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(4_000);
+      zoekt = await startWebserver({ indexDir, port, expectRepos: 1 });
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+      await zoekt.stop();
+    }
+  });
+});
+
+describe('Zoekt without -rpc', () => {
+  let zoekt: RunningZoekt;
+  let mcp: Connected;
+  beforeAll(async () => {
+    zoekt = await startWebserver({ indexDir: inject('indexDir'), rpc: false });
+    mcp = await connectStdio({ ZOEKT_URL: zoekt.url });
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await zoekt.stop();
+  });
+
+  it('answers BACKEND_MISCONFIGURED with a hint to add -rpc', async () => {
+    const err = failed(await call(mcp.client, 'search_code', { query: 'func' }));
+    expect(err.code).toBe('BACKEND_MISCONFIGURED');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain(zoekt.url);
+    expect(err.hint).toContain('-rpc');
+  });
+});

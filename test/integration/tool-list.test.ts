@@ -1,0 +1,30 @@
+/**
+ * What agents see of the tools — names, titles, descriptions, schemas, annotations — is kept in a
+ * reviewed snapshot, so any change to it shows up in the diff of test/integration/__snapshots__/.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectStdio, type Connected } from '../support/mcp.js';
+
+describe('tools/list', () => {
+  let mcp: Connected;
+  beforeAll(async () => {
+    mcp = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+  });
+  afterAll(() => mcp.close());
+
+  it('matches the reviewed snapshot', async () => {
+    const { tools } = await mcp.client.listTools();
+    await expect(JSON.stringify(tools, null, 2)).toMatchFileSnapshot('__snapshots__/tools.json');
+  });
+
+  it('marks every tool read-only, idempotent and closed-world, with input schemas that refuse unknown keys', async () => {
+    const { tools } = await mcp.client.listTools();
+    expect(tools.length).toBeGreaterThan(0);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+      expect(tool.inputSchema.additionalProperties).toBe(false);
+      expect(tool.outputSchema).toBeDefined();
+      expect(tool.description?.split('\n').filter((l) => l.startsWith('- {')).length).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
