@@ -1,0 +1,229 @@
+/**
+ * search_code through the built CLI over stdio, against the real Zoekt serving test/fixtures/.
+ * Expected positions come from reading the fixture files (test/support/fixtures.ts), not from Zoekt.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CodeSearchOutput } from '../../src/search/code.js';
+import { grepCorpus, locate } from '../support/fixtures.js';
+import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
+import { DEV_BRANCH_MARKER } from '../support/zoekt.js';
+
+let mcp: Connected;
+beforeAll(async () => {
+  mcp = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+});
+afterAll(() => mcp.close());
+
+async function search(args: Record<string, unknown>): Promise<CodeSearchOutput> {
+  return ok<CodeSearchOutput>(await call(mcp.client, 'search_code', args));
+}
+
+/** Every matched line of a result set, as repo:path:line. */
+function matchedLines(out: CodeSearchOutput): string[] {
+  return out.results.flatMap((r) => r.matches.map((m) => `${r.repo}:${r.path}:${m.line}`)).sort();
+}
+
+function corpusLines(needle: string | RegExp): string[] {
+  return grepCorpus(needle)
+    .map((h) => `${h.repo}:${h.path}:${h.line}`)
+    .sort();
+}
+
+const ALL = { limit: 50, max_matches_per_file: 100 };
+
+describe('search_code results', () => {
+  it('gives the exact repo, path, line, column, text and context lines of a match', async () => {
+    const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
+    const out = await search({ query: 'func (s *Server) Start() error', literal: true, context_lines: 2 });
+    expect(out.results).toHaveLength(1);
+    const [file] = out.results;
+    expect(file).toMatchObject({ repo: 'github.com/acme/gosvc', path: 'internal/server/server.go', language: 'Go', omitted_matches: 0 });
+    expect(file!.branches).toEqual(['main']);
+    expect(file!.version).toMatch(/^[0-9a-f]{40}$/);
+    expect(file!.matches).toEqual([
+      {
+        line: where.line,
+        column: where.column,
+        text: where.text,
+        before: where.lines.slice(where.line - 3, where.line - 1),
+        after: where.lines.slice(where.line, where.line + 2),
+      },
+    ]);
+    expect(out.zoekt_query).toBe('regex:"func \\\\(s \\\\*Server\\\\) Start\\\\(\\\\) error"');
+    expect(out.stats).toMatchObject({ files: 1, matches: 1 });
+    expect(out.next_cursor).toBeUndefined();
+    expect(out.hint).toBeUndefined();
+  });
+
+  it('renders grep-like text grouped by file', async () => {
+    const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
+    const result = await call(mcp.client, 'search_code', { query: 'func (s *Server) Start() error', literal: true, context_lines: 1 });
+    const text = textOf(result);
+    expect(text).toContain('github.com/acme/gosvc/internal/server/server.go (Go)');
+    expect(text).toContain(`${where.line}:${where.column}: ${where.text}`);
+    expect(text).toContain(`${where.line - 1}- ${where.lines[where.line - 2]}`);
+    expect(text).toContain(`${where.line + 1}- ${where.lines[where.line]}`);
+  });
+
+  it('caps matched lines per file and counts the rest', async () => {
+    const lines = grepCorpus('paginate_marker').filter((h) => h.path === grepCorpus('paginate_marker')[0]!.path && h.repo.endsWith('manyhits'));
+    expect(lines.length).toBeGreaterThan(1);
+    const out = await search({ query: 'paginate_marker', paths: [`/${lines[0]!.path}`], max_matches_per_file: 1, context_lines: 0 });
+    expect(out.results).toHaveLength(1);
+    expect(out.results[0]!.matches).toHaveLength(1);
+    expect(out.results[0]!.matches[0]!.line).toBe(lines[0]!.line);
+    expect(out.results[0]!.omitted_matches).toBe(lines.length - 1);
+  });
+});
+
+describe('literal search', () => {
+  it.each([
+    ['foo(bar[0])', 'foo(bar[0])'],
+    ['a.b', 'a.b'],
+    ['$x', /\$x/i],
+    ['C++', 'C++'],
+  ])('finds %s exactly where the corpus has it, and nowhere else', async (query, needle) => {
+    const out = await search({ query, literal: true, ...ALL, context_lines: 0 });
+    expect(out.results.length).toBeGreaterThan(0);
+    expect(matchedLines(out)).toEqual(corpusLines(needle));
+  });
+
+  it('does not match aXb for a literal a.b, which a regex a.b would', async () => {
+    const aXb = corpusLines('aXb');
+    expect(aXb.length).toBeGreaterThan(0);
+    const literal = matchedLines(await search({ query: 'a.b', literal: true, ...ALL }));
+    for (const line of aXb) expect(literal).not.toContain(line);
+    const regex = matchedLines(await search({ query: 'a.b', case_sensitive: 'yes', ...ALL }));
+    for (const line of aXb) expect(regex).toContain(line);
+  });
+
+  it('keeps quotes, parentheses and query words inert', async () => {
+    const out = await search({ query: '") or repo:x (', literal: true });
+    expect(out.results).toEqual([]);
+    expect(out.zoekt_query).toBe('regex:"\\"\\\\) or repo:x \\\\("');
+  });
+});
+
+describe('case sensitivity', () => {
+  const variants = () => grepCorpus(/maxretries/i);
+
+  it('auto: a lowercase query matches every case', async () => {
+    expect(variants()).toHaveLength(3);
+    expect(matchedLines(await search({ query: 'maxretries', ...ALL }))).toEqual(corpusLines(/maxretries/i));
+  });
+
+  it('auto: a query with an uppercase letter is case-sensitive', async () => {
+    expect(matchedLines(await search({ query: 'MaxRetries', ...ALL }))).toEqual(corpusLines('MaxRetries'));
+  });
+
+  it('yes and no force it either way', async () => {
+    expect(matchedLines(await search({ query: 'maxretries', case_sensitive: 'yes', ...ALL }))).toEqual(corpusLines('maxretries'));
+    expect(matchedLines(await search({ query: 'MaxRetries', case_sensitive: 'no', ...ALL }))).toEqual(corpusLines(/maxretries/i));
+  });
+
+  it('a case: atom in the query works like the argument', async () => {
+    const out = await search({ query: 'case:yes MAXRETRIES', ...ALL });
+    expect(matchedLines(out)).toEqual(corpusLines('MAXRETRIES'));
+    expect(out.zoekt_query).toBe('case:yes ( MAXRETRIES )');
+  });
+
+  it('a zero-result case-sensitive search says so in its hint', async () => {
+    const out = await search({ query: 'MAXRETRIESX' });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/uppercase.*case_sensitive: 'no'/);
+  });
+});
+
+describe('query errors', () => {
+  it.each([
+    ['foo(', /never closed.*foo\\\(/],
+    ['(?=x)foo', /no lookahead or lookbehind/],
+    ['(a)\\1', /no backreferences/],
+    ['x{3,1}', /min ≤ max/],
+    ['[z-a]', /low to high/],
+    ['**/*.ts', /'\*\*' is a glob/],
+  ])('a malformed regex %j is QUERY_ERROR with a hint naming the problem', async (query, hint) => {
+    const err = failed(await call(mcp.client, 'search_code', { query }));
+    expect(err.code).toBe('QUERY_ERROR');
+    expect(err.retryable).toBe(false);
+    expect(err.hint).toMatch(hint);
+  });
+
+  it.each(['foo )', '( foo', 'a ) or ( b'])('an unbalanced parenthesis %j is QUERY_ERROR', async (query) => {
+    const err = failed(await call(mcp.client, 'search_code', { query }));
+    expect(err.code).toBe('QUERY_ERROR');
+    expect(err.hint).toMatch(/\\\)|\\\(/);
+  });
+
+  it('bad arguments are INVALID_ARGUMENT naming the argument', async () => {
+    const tooMany = failed(await call(mcp.client, 'search_code', { query: 'x', limit: 51 }));
+    expect(tooMany.code).toBe('INVALID_ARGUMENT');
+    expect(tooMany.message).toContain('limit');
+    const unknown = failed(await call(mcp.client, 'search_code', { qurey: 'x' }));
+    expect(unknown.code).toBe('INVALID_ARGUMENT');
+    expect(unknown.hint).toContain("did you mean 'query'");
+    const empty = failed(await call(mcp.client, 'search_code', { query: '   ' }));
+    expect(empty.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('a cursor that does not decode is INVALID_CURSOR', async () => {
+    expect(failed(await call(mcp.client, 'search_code', { query: 'x', cursor: 'garbage!' })).code).toBe('INVALID_CURSOR');
+  });
+});
+
+describe('filters', () => {
+  it('repos limits results to matching repositories', async () => {
+    const out = await search({ query: 'Server', repos: ['gosvc'], ...ALL });
+    expect(out.results.length).toBeGreaterThan(0);
+    expect(new Set(out.results.map((r) => r.repo))).toEqual(new Set(['github.com/acme/gosvc']));
+  });
+
+  it('an unknown repo gives zero results and a hint that says so', async () => {
+    const out = await search({ query: 'Server', repos: ['github.com/nobody/*'] });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/No indexed repository matches/);
+  });
+
+  it('paths and exclude_paths are applied inside the query', async () => {
+    const goOnly = await search({ query: 'Server', paths: ['*.go'], ...ALL });
+    expect(goOnly.results.length).toBeGreaterThan(0);
+    for (const r of goOnly.results) expect(r.path).toMatch(/\.go$/);
+    const noVendor = await search({ query: 'Server', paths: ['*.go'], exclude_paths: ['third_party/'], ...ALL });
+    expect(noVendor.results.length).toBeGreaterThan(0);
+    expect(noVendor.results.length).toBeLessThan(goOnly.results.length);
+    for (const r of noVendor.results) expect(r.path).not.toMatch(/(^|\/)third_party\//);
+  });
+
+  it('branch selects a branch', async () => {
+    const all = await search({ query: DEV_BRANCH_MARKER });
+    expect(all.results).toHaveLength(1);
+    expect(all.results[0]!.branches).toEqual(['dev']);
+    expect((await search({ query: DEV_BRANCH_MARKER, branch: 'dev' })).results).toHaveLength(1);
+    const onMain = await search({ query: DEV_BRANCH_MARKER, branch: 'main' });
+    expect(onMain.results).toEqual([]);
+    expect(onMain.hint).toContain('branch');
+  });
+});
+
+describe('symbols (ctags ran at indexing)', () => {
+  it('a sym: query returns the definition with its symbol kind', async () => {
+    const where = locate('gosvc', 'internal/server/server.go', /^type Server struct/);
+    const out = await search({ query: 'sym:^Server$', repos: ['gosvc'], paths: ['internal/'], context_lines: 0 });
+    expect(out.results).toHaveLength(1);
+    expect(out.results[0]!.matches).toEqual([{ line: where.line, column: 6, text: where.text, symbol: { name: 'Server', kind: 'struct' } }]);
+  });
+
+  it('a method carries its receiver type as a bare parent', async () => {
+    const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
+    const out = await search({ query: 'sym:^Start$', repos: ['gosvc'], paths: ['internal/'], context_lines: 0 });
+    const match = out.results.flatMap((r) => r.matches).find((m) => m.line === where.line);
+    expect(match?.symbol).toEqual({ name: 'Start', kind: 'func', parent: 'Server' });
+  });
+
+  it('TSX files get symbols through the ctags wrapper', async () => {
+    const where = locate('webapp', 'src/components/App.tsx', /class Widget/);
+    const out = await search({ query: 'sym:^Widget$', repos: ['webapp'], context_lines: 0 });
+    const file = out.results.find((r) => r.path === 'src/components/App.tsx');
+    expect(file?.matches[0]).toMatchObject({ line: where.line, symbol: { name: 'Widget', kind: 'class' } });
+  });
+});
