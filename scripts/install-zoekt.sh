@@ -53,7 +53,8 @@ else
 fi
 
 # Zoekt refuses a ctags without the interactive mode it drives it through.
-if ! "$root/zoekt-config/universal-ctags" --help 2>/dev/null | grep -q '+interactive'; then
+ctags_help=$("$root/zoekt-config/universal-ctags" --help 2>/dev/null || true)
+if [[ "$ctags_help" != *+interactive* ]]; then
   say "this universal-ctags lacks +interactive, which Zoekt needs for symbols"
   exit 1
 fi
