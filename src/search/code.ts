@@ -200,7 +200,8 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
     const sym = hit.chunk.ranges[hit.rangeIndex]?.symbol;
     if (sym) {
       m.symbol = { name: sym.name, kind: sym.kind };
-      if (sym.parent) m.symbol.parent = bareName(sym.parent);
+      // A Go or Java package is the scope of every symbol in it: not an enclosing type worth naming.
+      if (sym.parent && sym.parentKind !== 'package') m.symbol.parent = bareName(sym.parent);
     }
     matches.push(m);
   }

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, connectStdio, failed, textOf, type Connected } from '../support/mcp.js';
+import { ZoektClient } from '../../src/zoekt/client.js';
 import { freePort, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 describe('Zoekt unreachable', () => {
@@ -71,5 +72,57 @@ describe('Zoekt without -rpc', () => {
     expect(err.retryable).toBe(false);
     expect(err.message).toContain(zoekt.url);
     expect(err.hint).toContain('-rpc');
+  });
+});
+
+describe('Zoekt hanging', () => {
+  // A frozen (SIGSTOP) zoekt-webserver still accepts connections through the kernel but never
+  // answers: a real hung backend, made on demand.
+  it('answers TIMEOUT at the deadline instead of hanging, and recovers when Zoekt does', async () => {
+    const zoekt = await startWebserver({ indexDir: inject('indexDir'), expectRepos: 1 });
+    const mcp = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_TIMEOUT_MS: '1500' });
+    try {
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      zoekt.process.kill('SIGSTOP');
+      const started = Date.now();
+      const err = failed(await call(mcp.client, 'search_code', { query: 'func' }));
+      const elapsed = Date.now() - started;
+      expect(err.code).toBe('TIMEOUT');
+      expect(err.retryable).toBe(true);
+      expect(err.message).toContain('1500 ms');
+      expect(elapsed).toBeGreaterThanOrEqual(1400);
+      expect(elapsed).toBeLessThan(4000);
+      zoekt.process.kill('SIGCONT');
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+    } finally {
+      zoekt.process.kill('SIGCONT');
+      await mcp.close();
+      await zoekt.stop();
+    }
+  });
+});
+
+describe('readiness', () => {
+  it('is ready against the real Zoekt, through /readyz or, on a Zoekt without it, /healthz', async () => {
+    const client = new ZoektClient({ url: inject('zoektUrl'), timeoutMs: 3000 });
+    try {
+      const r = await client.readiness();
+      expect(r.ready).toBe(true);
+      expect(['readyz', 'healthz']).toContain(r.via);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is not ready, with the reason, when nothing listens', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const client = new ZoektClient({ url, timeoutMs: 3000 });
+    try {
+      const r = await client.readiness();
+      expect(r.ready).toBe(false);
+      expect(r.ready === false && r.reason).toContain('ECONNREFUSED');
+    } finally {
+      await client.close();
+    }
   });
 });

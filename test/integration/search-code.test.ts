@@ -34,7 +34,8 @@ const ALL = { limit: 50, max_matches_per_file: 100 };
 describe('search_code results', () => {
   it('gives the exact repo, path, line, column, text and context lines of a match', async () => {
     const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
-    const out = await search({ query: 'func (s *Server) Start() error', literal: true, context_lines: 2 });
+    // The vendored copy under third_party/ has the same line; exclude it.
+    const out = await search({ query: 'func (s *Server) Start() error', literal: true, context_lines: 2, exclude_paths: ['third_party/'] });
     expect(out.results).toHaveLength(1);
     const [file] = out.results;
     expect(file).toMatchObject({ repo: 'github.com/acme/gosvc', path: 'internal/server/server.go', language: 'Go', omitted_matches: 0 });
@@ -49,7 +50,7 @@ describe('search_code results', () => {
         after: where.lines.slice(where.line, where.line + 2),
       },
     ]);
-    expect(out.zoekt_query).toBe('regex:"func \\\\(s \\\\*Server\\\\) Start\\\\(\\\\) error"');
+    expect(out.zoekt_query).toBe('regex:"func \\\\(s \\\\*Server\\\\) Start\\\\(\\\\) error" -( file:"(?:^|/)third_party/" )');
     expect(out.stats).toMatchObject({ files: 1, matches: 1 });
     expect(out.next_cursor).toBeUndefined();
     expect(out.hint).toBeUndefined();
@@ -57,7 +58,7 @@ describe('search_code results', () => {
 
   it('renders grep-like text grouped by file', async () => {
     const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
-    const result = await call(mcp.client, 'search_code', { query: 'func (s *Server) Start() error', literal: true, context_lines: 1 });
+    const result = await call(mcp.client, 'search_code', { query: 'func (s *Server) Start() error', literal: true, context_lines: 1, paths: ['internal/'] });
     const text = textOf(result);
     expect(text).toContain('github.com/acme/gosvc/internal/server/server.go (Go)');
     expect(text).toContain(`${where.line}:${where.column}: ${where.text}`);
@@ -141,7 +142,8 @@ describe('query errors', () => {
     ['(a)\\1', /no backreferences/],
     ['x{3,1}', /min ≤ max/],
     ['[z-a]', /low to high/],
-    ['**/*.ts', /'\*\*' is a glob/],
+    ['src**', /'\*\*' is a glob/],
+    ['*.ts', /write '\.\*'/],
   ])('a malformed regex %j is QUERY_ERROR with a hint naming the problem', async (query, hint) => {
     const err = failed(await call(mcp.client, 'search_code', { query }));
     expect(err.code).toBe('QUERY_ERROR');
