@@ -7,12 +7,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
         },
       },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // After the unit tests: a broken pure function fails fast, before any server starts.
+          sequence: { groupOrder: 1 },
           // Installs Zoekt if missing, indexes test/fixtures/ and runs a real zoekt-webserver -rpc.
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 30_000,
