@@ -1,0 +1,80 @@
+/**
+ * Retries of transient failures. A real Zoekt cannot be made to answer 502/503 or reset a
+ * connection on demand, so these tests put a small proxy in front of the real one that fails
+ * the first N requests in a chosen way and forwards the rest. Everything else is real.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { ToolError } from '../../src/errors.js';
+import { ZoektClient } from '../../src/zoekt/client.js';
+
+type Fault = 'reset' | 502 | 503 | 504 | 500 | 400;
+
+async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: string; requests: () => number; server: Server }> {
+  let count = 0;
+  const server = createServer((req, res) => {
+    const fault = faults[count++];
+    if (fault === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    if (typeof fault === 'number') {
+      res.writeHead(fault, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ Error: fault === 400 ? 'error parsing regexp: missing closing ): `(`' : `injected ${fault}` }));
+      return;
+    }
+    const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return { url: `http://127.0.0.1:${port}`, requests: () => count, server };
+}
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup) await c();
+  cleanup = [];
+});
+
+async function clientBehind(faults: Fault[]) {
+  const proxy = await faultyProxy(inject('zoektUrl'), faults);
+  const client = new ZoektClient({ url: proxy.url, timeoutMs: 5000, retries: 2 });
+  cleanup.push(async () => {
+    await client.close();
+    await new Promise((r) => proxy.server.close(r));
+  });
+  return { client, proxy };
+}
+
+describe('retries', () => {
+  it.each([[[503, 502] as Fault[]], [[504] as Fault[]], [['reset', 503] as Fault[]]])('retries %j and then answers from Zoekt', async (faults) => {
+    const { client, proxy } = await clientBehind(faults);
+    const result = await client.search({ query: 'paginate_marker', maxDocs: 5 });
+    expect(result.files.length).toBeGreaterThan(0);
+    expect(proxy.requests()).toBe(faults.length + 1);
+  });
+
+  it('gives up after the configured retries with UNAVAILABLE', async () => {
+    const { client, proxy } = await clientBehind([503, 503, 503, 503]);
+    const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    expect((err as ToolError).code).toBe('UNAVAILABLE');
+    expect((err as ToolError).message).toContain('503');
+    expect(proxy.requests()).toBe(3);
+  });
+
+  it.each([
+    [500, 'UNAVAILABLE'],
+    [400, 'QUERY_ERROR'],
+  ] as const)('does not retry a %s', async (status, code) => {
+    const { client, proxy } = await clientBehind([status]);
+    const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
+    expect((err as ToolError).code).toBe(code);
+    expect(proxy.requests()).toBe(1);
+  });
+});
