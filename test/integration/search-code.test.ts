@@ -229,3 +229,17 @@ describe('symbols (ctags ran at indexing)', () => {
     expect(file?.matches[0]).toMatchObject({ line: where.line, symbol: { name: 'Widget', kind: 'class' } });
   });
 });
+
+describe('columns in characters', () => {
+  it.each([
+    ["'日本語のあいさつ: こんにちは Grüße'", '日本語'],
+    ["'😀 smile then Grüße'", '😀'],
+  ])('counts code points, not bytes, before the match on %s', async (_line, marker) => {
+    const where = locate('webapp', 'src/i18n/greetings.ts', new RegExp(`${marker}.*Grüße`, 'u'));
+    const column = [...where.text.slice(0, where.text.lastIndexOf('Grüße'))].length + 1;
+    expect(Buffer.byteLength(where.text.slice(0, where.text.lastIndexOf('Grüße')))).toBeGreaterThan(column - 1);
+    const out = await search({ query: 'Grüße', paths: ['src/i18n/'], context_lines: 0 });
+    const match = out.results[0]!.matches.find((m) => m.line === where.line);
+    expect(match).toEqual({ line: where.line, column, text: where.text });
+  });
+});
