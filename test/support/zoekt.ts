@@ -4,7 +4,7 @@
  * github.com/acme/<folder>), and zoekt-webserver processes on 127.0.0.1.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -100,6 +100,36 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The TCP port a process listens on, read from /proc (Linux): the socket inodes among its file
+ * descriptors, matched against the LISTEN entries of /proc/net/tcp. Lets zoekt-webserver bind
+ * port 0 itself, so two servers started at once can never be handed the same port.
+ */
+function listeningPort(pid: number): number | undefined {
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(
+      readdirSync(`/proc/${pid}/fd`)
+        .map((fd) => {
+          try {
+            return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+          } catch {
+            return undefined;
+          }
+        })
+        .filter((x): x is string => x !== undefined),
+    );
+  } catch {
+    return undefined;
+  }
+  for (const row of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const cols = row.trim().split(/\s+/);
+    // cols: sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+    if (cols[3] === '0A' && inodes.has(cols[9] ?? '')) return parseInt(cols[1]!.split(':')[1]!, 16);
+  }
+  return undefined;
+}
+
 export interface RunningZoekt {
   url: string;
   port: number;
@@ -112,15 +142,15 @@ export interface RunningZoekt {
  * exists, else /healthz, and in both cases /api/list showing `expectRepos` repositories.
  */
 export async function startWebserver(opts: { indexDir: string; rpc?: boolean; port?: number; expectRepos?: number }): Promise<RunningZoekt> {
-  const port = opts.port ?? (await freePort());
-  const args = ['-index', opts.indexDir, '-listen', `127.0.0.1:${port}`];
+  const args = ['-index', opts.indexDir, '-listen', `127.0.0.1:${opts.port ?? 0}`];
   if (opts.rpc !== false) args.unshift('-rpc');
   const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });
-  const url = `http://127.0.0.1:${port}`;
+  let port = opts.port;
+  let url = '';
   const stop = () =>
     new Promise<void>((res) => {
       if (child.exitCode !== null || child.signalCode !== null) return res();
@@ -131,13 +161,23 @@ export async function startWebserver(opts: { indexDir: string; rpc?: boolean; po
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`zoekt-webserver exited with ${child.exitCode}: ${stderr}`);
+    if (port === undefined || !url) {
+      // Asked for a fixed port: it must be ours, not another server's that happens to answer there.
+      const bound = child.pid === undefined ? undefined : listeningPort(child.pid);
+      if (bound === undefined || (port !== undefined && bound !== port)) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      port = bound;
+      url = `http://127.0.0.1:${port}`;
+    }
     try {
       const health = await fetch(`${url}/healthz`);
       if (health.ok) {
-        if (opts.rpc === false || !opts.expectRepos) return { url, port, process: child, stop };
+        if (opts.rpc === false || !opts.expectRepos) return { url, port: port!, process: child, stop };
         const list = await fetch(`${url}/api/list`, { method: 'POST', body: JSON.stringify({ Q: '' }) });
         const body = (await list.json()) as { List?: { Repos?: unknown[] } };
-        if ((body.List?.Repos?.length ?? 0) >= opts.expectRepos) return { url, port, process: child, stop };
+        if ((body.List?.Repos?.length ?? 0) >= opts.expectRepos) return { url, port: port!, process: child, stop };
       }
     } catch {
       // not listening yet
@@ -145,5 +185,5 @@ export async function startWebserver(opts: { indexDir: string; rpc?: boolean; po
     await new Promise((r) => setTimeout(r, 100));
   }
   await stop();
-  throw new Error(`zoekt-webserver did not become ready on ${url} within 30 s: ${stderr}`);
+  throw new Error(`zoekt-webserver did not become ready on ${url || 'its port'} within 30 s: ${stderr}`);
 }
