@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
-import { grepCorpus, locate } from '../support/fixtures.js';
+import { grepCorpus, locate, locateAll } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
 import { DEV_BRANCH_MARKER } from '../support/zoekt.js';
 
@@ -241,5 +241,28 @@ describe('columns in characters', () => {
     const out = await search({ query: 'Grüße', paths: ['src/i18n/'], context_lines: 0 });
     const match = out.results[0]!.matches.find((m) => m.line === where.line);
     expect(match).toEqual({ line: where.line, column, text: where.text });
+  });
+});
+
+describe('symbols are indexed in every fixture language', () => {
+  it.each([
+    ['TypeScript', 'webapp', 'src/services/UserService.ts', 'UserService', 'class'],
+    ['TSX', 'webapp', 'src/components/App.tsx', 'App', 'function'],
+    ['JavaScript', 'webapp', 'src/util/strings.js', 'foobar', 'function'],
+    ['Go', 'gosvc', 'internal/server/server.go', 'NewServer', 'func'],
+    ['Python', 'pytools', 'acme_tools/server.py', 'MAX_WORKERS', 'variable'],
+    ['Rust', 'rustlib', 'src/server.rs', 'State', 'enum'],
+    ['Java', 'javaapp', 'src/main/java/com/acme/UserService.java', 'MAX_USERS', 'field'],
+    ['C', 'native', 'src/util.c', 'buffer_init', 'function'],
+    ['C++', 'native', 'src/user_service.cpp', 'count_users', 'function'],
+  ])('%s: sym:%s finds the definition', async (_language, repoDir, path, name, kind) => {
+    const out = await search({ query: `sym:^${name}$`, repos: [repoDir], context_lines: 0, max_matches_per_file: 100 });
+    const file = out.results.find((r) => r.path === path);
+    expect(file, JSON.stringify(out.results.map((r) => r.path))).toBeDefined();
+    const defs = file!.matches.filter((m) => m.symbol?.name === name);
+    expect(defs.length).toBeGreaterThan(0);
+    expect(defs[0]!.symbol!.kind).toBe(kind);
+    const lines = locateAll(repoDir, path, new RegExp(`\\b${name.replace('$', '\\$')}\\b`)).map((l) => l.line);
+    for (const d of defs) expect(lines).toContain(d.line);
   });
 });
