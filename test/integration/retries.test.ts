@@ -10,9 +10,15 @@ import { ZoektClient } from '../../src/zoekt/client.js';
 
 type Fault = 'reset' | 502 | 503 | 504 | 500 | 400;
 
-async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: string; requests: () => number; server: Server }> {
+async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: string; requests: () => number; bodies: string[]; server: Server }> {
   let count = 0;
+  const bodies: string[] = [];
   const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on('end', () => bodies.push(body));
     const fault = faults[count++];
     if (fault === 'reset') {
       req.socket.destroy();
@@ -32,7 +38,7 @@ async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: stri
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
-  return { url: `http://127.0.0.1:${port}`, requests: () => count, server };
+  return { url: `http://127.0.0.1:${port}`, requests: () => count, bodies, server };
 }
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -76,5 +82,16 @@ describe('retries', () => {
     const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
     expect((err as ToolError).code).toBe(code);
     expect(proxy.requests()).toBe(1);
+  });
+});
+
+describe('what the client sends', () => {
+  it('bounds every search: MaxWallTime a little under the deadline, MaxDocDisplayCount, ChunkMatches', async () => {
+    const { client, proxy } = await clientBehind([]);
+    await client.search({ query: 'paginate_marker', maxDocs: 7, contextLines: 2 });
+    expect(JSON.parse(proxy.bodies[0]!)).toEqual({
+      Q: 'paginate_marker',
+      Opts: { ChunkMatches: true, MaxDocDisplayCount: 7, MaxWallTime: 4750 * 1e6, NumContextLines: 2 },
+    });
   });
 });
