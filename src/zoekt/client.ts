@@ -73,6 +73,8 @@ export class ZoektClient {
       keepAliveTimeout: 30_000,
       connections: 32,
       connect: { timeout: Math.min(5_000, opts.timeoutMs) },
+      // Go streams large JSON answers chunked, so the cap has to count bytes as they arrive.
+      maxResponseSize: MAX_BODY_BYTES,
     });
   }
 
@@ -209,11 +211,6 @@ export class ZoektClient {
       });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
-      const length = Number(res.headers['content-length'] ?? 0);
-      if (length > MAX_BODY_BYTES) {
-        res.body.destroy();
-        throw new ToolError('INTERNAL', `zoekt answered ${length} bytes, more than the ${MAX_BODY_BYTES} this adapter reads`, 'Ask for fewer results (a lower limit or fewer context lines).');
-      }
       body = await res.body.text();
     } catch (err) {
       if (err instanceof ToolError) throw err;
@@ -258,6 +255,14 @@ export class ZoektClient {
       return this.timeout(path, err);
     }
     if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      return new ToolError(
+        'INVALID_ARGUMENT',
+        `zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`,
+        'Ask for less: a lower limit, fewer context_lines or max_matches_per_file, or a narrower query.',
+        { cause: err },
+      );
+    }
     const why = code ? `${code}` : err instanceof Error ? err.message : String(err);
     return new ToolError(
       'UNAVAILABLE',

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
 
-type Fault = 'reset' | 502 | 503 | 504 | 500 | 400;
+type Fault = 'reset' | 'huge' | 502 | 503 | 504 | 500 | 400;
 
 async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: string; requests: () => number; bodies: string[]; server: Server }> {
   let count = 0;
@@ -22,6 +22,20 @@ async function faultyProxy(target: string, faults: Fault[]): Promise<{ url: stri
     const fault = faults[count++];
     if (fault === 'reset') {
       req.socket.destroy();
+      return;
+    }
+    if (fault === 'huge') {
+      // 65 MiB, chunked (no Content-Length), as Go streams a large JSON answer.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 65 && res.write(chunk)) sent++;
+        if (sent < 65) res.once('drain', pump);
+        else res.end();
+      };
+      res.on('error', () => undefined);
+      pump();
       return;
     }
     if (typeof fault === 'number') {
@@ -93,5 +107,14 @@ describe('what the client sends', () => {
       Q: 'paginate_marker',
       Opts: { ChunkMatches: true, MaxDocDisplayCount: 7, MaxWallTime: 4750 * 1e6, NumContextLines: 2 },
     });
+  });
+});
+
+describe('oversized answers', () => {
+  it('stops reading past 64 MiB and says to ask for less', async () => {
+    const { client } = await clientBehind(['huge']);
+    const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
+    expect((err as ToolError).code).toBe('INVALID_ARGUMENT');
+    expect((err as ToolError).hint).toMatch(/lower limit/);
   });
 });
