@@ -29,8 +29,6 @@ export interface ZoektClientOptions {
   /** Retries of transient failures (refused, reset, 502/503/504) within the deadline. */
   retries?: number;
   logger?: Logger;
-  /** Called once per HTTP request sent (retries included); lets tests and metrics count traffic. */
-  onRequest?: (path: string) => void;
 }
 
 export interface SearchRequest {
@@ -38,7 +36,6 @@ export interface SearchRequest {
   /** How many files Zoekt returns at most, after ranking. */
   maxDocs: number;
   contextLines?: number;
-  whole?: boolean;
   signal?: AbortSignal;
 }
 
@@ -60,7 +57,6 @@ export class ZoektClient {
   private readonly retries: number;
   private readonly log: Logger;
   private readonly dispatcher: Agent;
-  private readonly onRequest: ((path: string) => void) | undefined;
 
   constructor(opts: ZoektClientOptions) {
     this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
@@ -68,7 +64,6 @@ export class ZoektClient {
     this.timeoutMs = opts.timeoutMs;
     this.retries = opts.retries ?? 2;
     this.log = opts.logger ?? silentLogger;
-    this.onRequest = opts.onRequest;
     this.dispatcher = new Agent({
       keepAliveTimeout: 30_000,
       connections: 32,
@@ -86,7 +81,6 @@ export class ZoektClient {
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
-    if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
     return decodeSearch(reply);
   }
@@ -138,7 +132,6 @@ export class ZoektClient {
 
   private async get(path: string, deadline: number, signal?: AbortSignal) {
     const url = new URL(path, this.base);
-    this.onRequest?.(`/${path}`);
     try {
       const res = await request(url, {
         method: 'GET',
@@ -197,7 +190,6 @@ export class ZoektClient {
   /** One HTTP exchange; returns the body of a 200 or throws a classified ToolError. */
   private async send(path: string, payload: unknown, deadline: number, signal?: AbortSignal): Promise<string> {
     const url = new URL(path, this.base);
-    this.onRequest?.(`/${path}`);
     let status: number;
     let contentType: string;
     let body: string;

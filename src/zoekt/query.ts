@@ -29,17 +29,11 @@ export function quote(value: string): string {
 
 /** A content-or-filename regex term (a bare term in Zoekt syntax). */
 export const regex = (re: string): QueryPart => part(`regex:${quote(re)}`);
-/** A content-only regex term. */
-export const content = (re: string): QueryPart => part(`content:${quote(re)}`);
 /** A literal text term: matches the exact characters given, in content or file name like a bare term. */
 export const literal = (text: string): QueryPart => regex(escapeRegex(text));
 export const file = (re: string): QueryPart => part(`file:${quote(re)}`);
 export const repo = (re: string): QueryPart => part(`repo:${quote(re)}`);
-export const sym = (re: string): QueryPart => part(`sym:${quote(re)}`);
 export const branch = (name: string): QueryPart => part(`branch:${quote(name)}`);
-/** `lang:` takes a Linguist name; Zoekt resolves names and aliases itself. */
-export const lang = (name: string): QueryPart => part(`lang:${quote(name)}`);
-export const type = (t: 'filename' | 'filematch' | 'repo'): QueryPart => part(`type:${t}`);
 export const caseMode = (mode: 'yes' | 'no' | 'auto'): QueryPart => part(`case:${mode}`);
 
 const grouped = (text: string): string => `( ${text} )`;
@@ -65,10 +59,6 @@ export function and(...parts: (QueryPart | undefined | false)[]): QueryPart {
 export function or(...parts: QueryPart[]): QueryPart {
   if (parts.length === 1) return parts[0]!;
   return part(grouped(parts.map((p) => p.text).join(' or ')));
-}
-
-export function group(q: QueryPart): QueryPart {
-  return q.text.startsWith('( ') && q.text.endsWith(' )') ? q : part(grouped(q.text));
 }
 
 export function render(q: QueryPart): string {

@@ -44,8 +44,6 @@ const FileMatch = z.object({
   Branches: z.array(z.string()).nullish(),
   Version: z.string().nullish(),
   Score: z.number(),
-  /** The whole file, base64; only when SearchOptions.Whole is set. */
-  Content: z.string().nullish(),
   ChunkMatches: z.array(ChunkMatch).nullish(),
 });
 
@@ -147,8 +145,6 @@ export interface FileHit {
   version?: string;
   score: number;
   chunks: Chunk[];
-  /** Whole content, when asked for. */
-  content?: string;
 }
 
 export interface SearchStatsOut {
@@ -179,10 +175,6 @@ export interface RepoListResult {
   repos: RepoInfo[];
   stats: { repos: number; shards: number; documents: number; indexBytes: number; contentBytes: number };
   crashes: number;
-}
-
-function decodeBase64(text: string): string {
-  return Buffer.from(text, 'base64').toString('utf8');
 }
 
 /** Splits content into lines the way Zoekt counts them: on \n, with a trailing \r dropped. */
@@ -241,7 +233,6 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
       chunks: (f.ChunkMatches ?? []).map(decodeChunk),
     };
     if (f.Version) hit.version = f.Version;
-    if (f.Content != null) hit.content = decodeBase64(f.Content);
     return hit;
   });
   return {
@@ -302,7 +293,6 @@ export interface SearchOptionsWire {
   NumContextLines?: number;
   MaxDocDisplayCount: number;
   MaxWallTime: number;
-  Whole?: boolean;
   ShardMaxMatchCount?: number;
   TotalMaxMatchCount?: number;
 }
