@@ -222,7 +222,7 @@ describe('symbols (ctags ran at indexing)', () => {
     expect(match?.symbol).toEqual({ name: 'Start', kind: 'func', parent: 'Server' });
   });
 
-  it('TSX files get symbols (Zoekt's own ctags definitions for .tsx)', async () => {
+  it('TSX files get symbols from the ctags definitions Zoekt adds for .tsx', async () => {
     const where = locate('webapp', 'src/components/App.tsx', /class Widget/);
     const out = await search({ query: 'sym:^Widget$', repos: ['webapp'], context_lines: 0 });
     const file = out.results.find((r) => r.path === 'src/components/App.tsx');
