@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { asToolError, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ZoektClient } from '../zoekt/client.js';
+import { closest } from '../search/text-distance.js';
 
 export interface ToolContext {
   zoekt: ZoektClient;
@@ -77,31 +78,6 @@ export function successResult(structured: Record<string, unknown>, text: string)
 /** Marks arguments that failed validation, so the handler can answer with a structured error. */
 export class InvalidArguments {
   constructor(readonly error: ToolError) {}
-}
-
-/** Levenshtein distance, for "did you mean" hints. */
-export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
-}
-
-export function closest(word: string, candidates: readonly string[], max = 3): string[] {
-  const lower = word.toLowerCase();
-  return candidates
-    .map((c) => ({ c, d: editDistance(lower, c.toLowerCase()) }))
-    .filter(({ c, d }) => d <= Math.max(2, Math.floor(c.length / 3)) || c.toLowerCase().startsWith(lower))
-    .sort((x, y) => x.d - y.d)
-    .slice(0, max)
-    .map(({ c }) => c);
 }
 
 /** Turns zod's issues into one INVALID_ARGUMENT naming each bad argument and what it takes. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CODE_DEFAULTS, SEARCH_CODE, searchCode, type CodeSearchOutput } from '../search/code.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   query: z
@@ -63,7 +63,7 @@ const output = z.object({
 });
 
 export function renderCode(out: CodeSearchOutput): string {
-  const lines: string[] = [`zoekt query: ${out.zoekt_query}`];
+  const lines: string[] = [queryLine(out.zoekt_query)];
   for (const r of out.results) {
     const extra = [r.language, r.path_match ? 'path matches' : ''].filter(Boolean).join(', ');
     lines.push('', `${r.repo}/${r.path}${extra ? ` (${extra})` : ''}`);

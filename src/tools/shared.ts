@@ -9,6 +9,17 @@ export const sharedFilterArgs = {
     "Only paths matching these gitignore-style globs, OR-ed: 'src/**/*.ts' and '/main.go' are anchored at the repo root, '*.go' or 'Makefile' match at any depth, 'test/' is a directory and everything under it.",
   ),
   exclude_paths: globList('Leave out paths matching these globs (same syntax as paths).'),
+  languages: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(30)
+    .optional()
+    .describe("Only these languages, OR-ed: Linguist names or aliases, any case ('TypeScript' or 'ts', 'Go' or 'golang', 'C++' or 'cpp', 'Python' or 'py'). TSX is its own language: list it beside TypeScript for .tsx files."),
+  exclude_languages: z.array(z.string().min(1).max(100)).min(1).max(30).optional().describe('Leave out these languages (same names as languages).'),
+  source_code_only: z
+    .boolean()
+    .optional()
+    .describe('Leave out prose, config and data files (Markdown, Text, JSON, YAML, TOML, XML, INI, CSV, …). Not together with languages.'),
 };
 
 export const cursorArg = z
@@ -23,4 +34,12 @@ export function pagingFooter(out: { next_cursor?: string | undefined; hint?: str
   if (out.next_cursor) lines.push(`more results: call again with cursor "${out.next_cursor}"`);
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines;
+}
+
+/** Queries with many language terms (source_code_only) are long: the text block shows their start, structuredContent all of it. */
+const MAX_QUERY_CHARS = 400;
+
+export function queryLine(query: string): string {
+  if (query.length <= MAX_QUERY_CHARS) return `zoekt query: ${query}`;
+  return `zoekt query (${query.length} chars, full text in zoekt_query): ${query.slice(0, MAX_QUERY_CHARS)}…`;
 }

@@ -13,9 +13,11 @@ import { checkGrouping, normalizeWhitespace } from './query-syntax.js';
 
 
 /** A piece of a Zoekt query, already safe to concatenate. */
-export type QueryPart = { readonly text: string };
+export type QueryPart = { readonly text: string; readonly atom?: boolean };
 
 const part = (text: string): QueryPart => ({ text });
+/** One token (`field:"value"`), which `-` can negate without a group. */
+const atom = (text: string): QueryPart => ({ text, atom: true });
 
 /** Escapes every RE2 metacharacter, so the text matches itself literally. */
 export function escapeRegex(text: string): string {
@@ -28,12 +30,18 @@ export function quote(value: string): string {
 }
 
 /** A content-or-filename regex term (a bare term in Zoekt syntax). */
-export const regex = (re: string): QueryPart => part(`regex:${quote(re)}`);
+export const regex = (re: string): QueryPart => atom(`regex:${quote(re)}`);
 /** A literal text term: matches the exact characters given, in content or file name like a bare term. */
 export const literal = (text: string): QueryPart => regex(escapeRegex(text));
-export const file = (re: string): QueryPart => part(`file:${quote(re)}`);
-export const repo = (re: string): QueryPart => part(`repo:${quote(re)}`);
-export const branch = (name: string): QueryPart => part(`branch:${quote(name)}`);
+export const file = (re: string): QueryPart => atom(`file:${quote(re)}`);
+export const repo = (re: string): QueryPart => atom(`repo:${quote(re)}`);
+export const branch = (name: string): QueryPart => atom(`branch:${quote(name)}`);
+/** A language by the name Zoekt reports (`TypeScript`, `Go Module`); Zoekt matches it exactly. */
+export const lang = (name: string): QueryPart => atom(`lang:${quote(name)}`);
+/** Symbol definitions whose name matches the regex (ctags symbols). */
+export const sym = (re: string): QueryPart => atom(`sym:${quote(re)}`);
+/** Only file names: results are files whose path matched, no content lines. */
+export const fileNamesOnly = (): QueryPart => part('type:filename');
 export const caseMode = (mode: 'yes' | 'no' | 'auto'): QueryPart => part(`case:${mode}`);
 
 const grouped = (text: string): string => `( ${text} )`;
@@ -48,7 +56,7 @@ export function raw(text: string): QueryPart {
   return part(grouped(normalized));
 }
 
-export const not = (q: QueryPart): QueryPart => part(`-${q.text.startsWith('( ') ? q.text : grouped(q.text)}`);
+export const not = (q: QueryPart): QueryPart => part(`-${q.atom || q.text.startsWith('( ') ? q.text : grouped(q.text)}`);
 
 export function and(...parts: (QueryPart | undefined | false)[]): QueryPart {
   const kept = parts.filter((p): p is QueryPart => Boolean(p));

@@ -50,7 +50,7 @@ describe('search_code results', () => {
         after: where.lines.slice(where.line, where.line + 2),
       },
     ]);
-    expect(out.zoekt_query).toBe('regex:"func \\\\(s \\\\*Server\\\\) Start\\\\(\\\\) error" -( file:"(?:^|/)third_party/" )');
+    expect(out.zoekt_query).toBe('regex:"func \\\\(s \\\\*Server\\\\) Start\\\\(\\\\) error" -file:"(?:^|/)third_party/"');
     expect(out.stats).toMatchObject({ files: 1, matches: 1 });
     expect(out.next_cursor).toBeUndefined();
     expect(out.hint).toBeUndefined();

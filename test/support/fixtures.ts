@@ -67,3 +67,14 @@ export function grepCorpus(needle: string | RegExp): { repo: string; path: strin
   }
   return hits;
 }
+
+/** Every file of the corpus as repo and path (what the index holds on the main branch). */
+export function corpusFiles(): { repo: string; path: string }[] {
+  return walk(FIXTURES, [])
+    .map((file) => relative(FIXTURES, file))
+    .filter((rel) => rel.includes('/'))
+    .map((rel) => {
+      const slash = rel.indexOf('/');
+      return { repo: `${REPO_PREFIX}${rel.slice(0, slash)}`, path: rel.slice(slash + 1) };
+    });
+}

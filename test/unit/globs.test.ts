@@ -58,6 +58,14 @@ describe('nameGlobToRegex', () => {
     ['get_*', ['get_user_by_email'], ['getUser', 'getter']],
     ['*Handler', ['RequestHandler', 'Handler'], ['HandlerRegistry']],
     ['User*Service', ['UserService', 'UserAdminService'], ['UserServiceFactory']],
+    ['a.b', ['a.b'], ['aXb', 'a.bc']],
+    ['find%user*', ['find%user', 'find%userById'], ['findXuser']],
+    ['(*', ['(', '(x'], ['x(']],
+    ['a+*', ['a+', 'a+b'], ['aa', 'ab']],
+    ['C\\+\\+*', ['C++', 'C++11'], ['C', 'CC']],
+    ['$scope*', ['$scope', '$scopeX'], ['scope', 'x$scope']],
+    ['grüße_*', ['grüße_welt'], ['grusse_welt', 'grüße']],
+    ['日本*', ['日本語'], ['中国']],
   ])('%s', (glob, yes, no) => {
     const re = nameGlobToRegex(glob);
     for (const s of yes) expect(matches(re, s)).toBe(true);

@@ -50,7 +50,9 @@ describe('query parts', () => {
 
   it('groups alternatives and negates groups', () => {
     expect(q.render(q.or(q.file('a'), q.file('b')))).toBe('( file:"a" or file:"b" )');
-    expect(q.render(q.not(q.file('test/')))).toBe('-( file:"test/" )');
+    expect(q.render(q.not(q.file('test/')))).toBe('-file:"test/"');
+    expect(q.render(q.not(q.or(q.file('a'), q.file('b'))))).toBe('-( file:"a" or file:"b" )');
+    expect(q.render(q.not(q.and(q.file('a'), q.file('b'))))).toBe('-( file:"a" file:"b" )');
     expect(q.render(q.and(q.raw('foo'), undefined, false, q.file('x')))).toBe('( foo ) file:"x"');
   });
 });
@@ -58,7 +60,7 @@ describe('query parts', () => {
 describe('buildCodeQuery', () => {
   it('keeps the user query as one group and adds filters outside it', () => {
     expect(buildCodeQuery({ query: 'foo or bar', paths: ['/src/'], exclude_paths: ['*.md'] })).toBe(
-      '( foo or bar ) file:"^src/" -( file:"(?:^|/)[^/]*\\\\.md$" )',
+      '( foo or bar ) file:"^src/" -file:"(?:^|/)[^/]*\\\\.md$"',
     );
   });
 

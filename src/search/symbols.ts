@@ -1,0 +1,276 @@
+/**
+ * search_symbols: where things are defined, from the ctags symbols Zoekt indexed (`sym:`).
+ *
+ * The name is matched by Zoekt (a pre-filter); two things only we can check are post-filters:
+ * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Because
+ * the ranking puts exact names before Zoekt's score, the whole candidate set is fetched (up to a
+ * cap) and ranked here, so every page is a slice of one order and a post-filtered page is full.
+ */
+import { invalidArgument } from '../errors.js';
+import type { ZoektClient } from '../zoekt/client.js';
+import * as q from '../zoekt/query.js';
+import type { FileHit, SearchResult } from '../zoekt/wire.js';
+import { partialReason } from './code.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './filters.js';
+import { isGlob, nameGlobToRegex } from './globs.js';
+import { normalizeKind, parseKinds, type Kind } from './kinds.js';
+import { compareStrings } from './paging.js';
+
+export const SEARCH_SYMBOLS = 'search_symbols';
+
+export interface SymbolSearchArgs extends SharedFilters {
+  name: string;
+  regex?: boolean | undefined;
+  case_sensitive?: boolean | undefined;
+  kinds?: string[] | undefined;
+  include_vendored?: boolean | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface SymbolResult {
+  name: string;
+  kind: string;
+  raw_kind: string;
+  parent?: string;
+  parent_kind?: string;
+  qualified_name: string;
+  language: string;
+  repo: string;
+  path: string;
+  line: number;
+  column: number;
+  signature: string;
+}
+
+export interface SymbolSearchOutput {
+  zoekt_query: string;
+  symbols: SymbolResult[];
+  stats: { symbols: number; files: number; duration_ms: number };
+  partial?: { reason: string };
+  next_cursor?: string;
+  hint?: string;
+}
+
+export const SYMBOL_DEFAULTS = { limit: 20 };
+
+/** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
+const FILE_WINDOWS = [500, 5000];
+
+/** What the `name` argument asks for. */
+export interface NamePattern {
+  /** The regex sent in `sym:`, anchored. */
+  symRegex: string;
+  /** The enclosing type's name segments (`acme::UserService::find` → ['acme', 'UserService']). */
+  parent?: string[];
+  /** The member part of a qualified name, as written; the whole name otherwise. */
+  member: string;
+  /** A dotted name may also be one symbol's whole name (Markdown headings, Java packages). */
+  wholeName?: string;
+  /** The literal text a name starts with, for the prefix rank. */
+  literalPrefix: string;
+}
+
+const SEPARATOR = /::|\./;
+
+function memberRegex(text: string, asRegex: boolean): string {
+  if (asRegex) return text;
+  return isGlob(text) ? nameGlobToRegex(text) : `^${q.escapeRegex(text)}$`;
+}
+
+function stripAnchors(re: string): string {
+  return re.replace(/^\^/, '').replace(/\$$/, '');
+}
+
+export function parseName(name: string, asRegex: boolean): NamePattern {
+  const text = name.trim();
+  if (text === '') throw invalidArgument('name is empty', "Give a symbol name ('UserService'), a glob ('get*'), or a qualified name ('Server.start').");
+  if (asRegex) return { symRegex: text, member: text, literalPrefix: '' };
+  const match = /^(.*?)(?:::|\.)((?:(?!::|\.).)*)$/.exec(text);
+  if (!match || match[1] === '') {
+    return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text) };
+  }
+  const parent = match[1]!.split(SEPARATOR).filter(Boolean);
+  const listing = match[2] === '';
+  const member = listing ? '*' : match[2]!;
+  if (parent.some(isGlob)) {
+    throw invalidArgument(`the type part of '${text}' is a glob`, "Globs work in the member part only: 'Server.get*', 'UserService::*'. For other patterns set regex: true.");
+  }
+  const memberRe = memberRegex(member, false);
+  const whole = listing || isGlob(text) ? undefined : text;
+  // Also accept a symbol whose whole name is the dotted text (Markdown headings, Java packages).
+  const symRegex = whole ? `^(?:${stripAnchors(memberRe)}|${q.escapeRegex(whole)})$` : memberRe;
+  const pattern: NamePattern = { symRegex, parent, member, literalPrefix: literalPrefixOf(member) };
+  if (whole) pattern.wholeName = whole;
+  return pattern;
+}
+
+function literalPrefixOf(glob: string): string {
+  const at = glob.search(/[*?[\\]/);
+  return at < 0 ? glob : glob.slice(0, at);
+}
+
+/** The segments of ctags' scope: `acme::UserService`, `server.Server`, `Outer.Inner`. */
+function scopeSegments(scope: string): string[] {
+  return scope.split(/::|\.|#|\//).filter(Boolean);
+}
+
+function sameText(a: string, b: string, caseSensitive: boolean): boolean {
+  return caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
+}
+
+/** Whether the enclosing scope ends with the asked segments (`Server` matches `server.Server`). */
+function parentMatches(asked: string[], scope: string, caseSensitive: boolean): boolean {
+  const have = scopeSegments(scope);
+  if (have.length < asked.length) return false;
+  const tail = have.slice(have.length - asked.length);
+  return asked.every((seg, i) => sameText(seg, tail[i]!, caseSensitive));
+}
+
+const SCOPE_SEPARATOR: Record<string, string> = { 'C++': '::', Rust: '::', PHP: '::', 'Objective-C++': '::' };
+
+export function vendoredHint(): string {
+  return 'vendored paths (vendor/, node_modules/, third_party/ …) are left out: set include_vendored: true to search them';
+}
+
+interface Ranked {
+  symbol: SymbolResult;
+  tier: number;
+  score: number;
+}
+
+/** The identifier as a whole word; `\b` only where the identifier starts or ends with a word character. */
+export function wordRegex(identifier: string): string {
+  const body = q.escapeRegex(identifier);
+  return `${/^\w/.test(identifier) ? '\\b' : ''}${body}${/\w$/.test(identifier) ? '\\b' : ''}`;
+}
+
+function rankTier(name: string, pattern: NamePattern): number {
+  const asked = pattern.member;
+  if (name === asked || name === pattern.wholeName) return 0;
+  if (name.toLowerCase() === asked.toLowerCase()) return 1;
+  if (pattern.literalPrefix && name.toLowerCase().startsWith(pattern.literalPrefix.toLowerCase())) return 2;
+  return 3;
+}
+
+function compareRanked(a: Ranked, b: Ranked): number {
+  return (
+    a.tier - b.tier ||
+    b.score - a.score ||
+    compareStrings(a.symbol.repo, b.symbol.repo) ||
+    compareStrings(a.symbol.path, b.symbol.path) ||
+    a.symbol.line - b.symbol.line ||
+    a.symbol.column - b.symbol.column ||
+    compareStrings(a.symbol.name, b.symbol.name)
+  );
+}
+
+/** Every symbol definition in a file hit, with kinds normalized and parents bare. */
+export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string }[] {
+  const out: { symbol: SymbolResult; scope: string }[] = [];
+  const seen = new Set<string>();
+  for (const chunk of file.chunks) {
+    if (chunk.fileName) continue;
+    for (const range of chunk.ranges) {
+      const sym = range.symbol;
+      if (!sym) continue;
+      const key = `${range.line}:${range.column}:${sym.name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      // A Go or Java package is the scope of every symbol in it, not an enclosing type.
+      const scoped = sym.parent !== '' && sym.parentKind !== 'package';
+      const kind = normalizeKind(sym.kind, file.language, scoped ? sym.parentKind : undefined);
+      const parent = scoped ? scopeSegments(sym.parent).pop() ?? sym.parent : undefined;
+      const separator = SCOPE_SEPARATOR[file.language] ?? '.';
+      const symbol: SymbolResult = {
+        name: sym.name,
+        kind: kind ?? sym.kind,
+        raw_kind: sym.kind,
+        qualified_name: parent ? `${parent}${separator}${sym.name}` : sym.name,
+        language: file.language,
+        repo: file.repo,
+        path: file.path,
+        line: range.line,
+        column: range.column,
+        signature: (chunk.lines[range.line - chunk.startLine] ?? '').trim(),
+      };
+      if (parent) {
+        symbol.parent = parent;
+        if (sym.parentKind) symbol.parent_kind = sym.parentKind;
+      }
+      out.push({ symbol, scope: scoped ? sym.parent : '' });
+    }
+  }
+  return out;
+}
+
+export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern): string {
+  const caseSensitive = args.case_sensitive ?? false;
+  const parts: q.QueryPart[] = [q.caseMode(caseSensitive ? 'yes' : 'no'), q.sym(pattern.symRegex)];
+  // A member's file mentions its type (so does a symbol named by the whole dotted text): a cheap
+  // pre-filter that keeps `Parent::` listings small.
+  if (pattern.parent) parts.push(q.regex(wordRegex(pattern.parent[pattern.parent.length - 1]!)));
+  parts.push(...filterParts(args));
+  if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+  return q.render(q.and(...parts));
+}
+
+export async function searchSymbols(zoekt: ZoektClient, args: SymbolSearchArgs, signal?: AbortSignal): Promise<SymbolSearchOutput> {
+  const started = Date.now();
+  const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
+  const kinds = parseKinds(args.kinds);
+  const pattern = parseName(args.name, args.regex ?? false);
+  const offset = args.cursor ? decodeCursor(SEARCH_SYMBOLS, { ...args }, args.cursor).offset : 0;
+  const zoektQuery = buildSymbolQuery(args, pattern);
+  const caseSensitive = args.case_sensitive ?? false;
+
+  let result: SearchResult | undefined;
+  let exhausted = false;
+  for (const size of FILE_WINDOWS) {
+    result = await zoekt.search({ query: zoektQuery, maxDocs: size, signal });
+    exhausted = result.files.length < size;
+    if (exhausted) break;
+  }
+  const files = result?.files ?? [];
+
+  const ranked: Ranked[] = [];
+  for (const file of files) {
+    for (const { symbol, scope } of symbolsOf(file)) {
+      if (pattern.parent) {
+        const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
+        if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
+      }
+      if (kinds && !kinds.has(symbol.kind as Kind)) continue;
+      ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
+    }
+  }
+  ranked.sort(compareRanked);
+
+  const page = ranked.slice(offset, offset + limit).map((r) => r.symbol);
+  const out: SymbolSearchOutput = {
+    zoekt_query: zoektQuery,
+    symbols: page,
+    stats: { symbols: ranked.length, files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size, duration_ms: Date.now() - started },
+  };
+  const partial = partialReason(result) ?? (exhausted ? undefined : `more than ${FILE_WINDOWS[FILE_WINDOWS.length - 1]} files define matching symbols; only the best-ranked ones were read: narrow the name or add filters`);
+  if (partial) out.partial = { reason: partial };
+  if (ranked.length > offset + limit) out.next_cursor = encodeCursor(SEARCH_SYMBOLS, { ...args }, { offset: offset + limit, pageSize: limit });
+  if (page.length === 0) out.hint = zeroSymbolHint(args, pattern, offset, files.length > 0);
+  return out;
+}
+
+function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, offset: number, hadCandidates: boolean): string {
+  if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
+  const tips: string[] = [];
+  if (hadCandidates && args.kinds?.length) tips.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
+  if (hadCandidates && pattern.parent) tips.push(`symbols named '${pattern.member}' exist, but none inside '${pattern.parent.join('.')}': search the bare name to see their parents`);
+  if (args.case_sensitive) tips.push('the search is case-sensitive: drop case_sensitive');
+  if (!args.regex && !isGlob(pattern.member)) tips.push(`for names that start with it, try the glob '${pattern.member}*'`);
+  if (!args.include_vendored) tips.push(vendoredHint());
+  const filters = describeFilters(args);
+  if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude it`);
+  tips.push('symbols exist only for languages ctags parses (not JSON, YAML, TOML, XML or Makefiles) and repos indexed with ctags (list_repos shows has_symbols)');
+  tips.push(`search_code with query '${args.name.replace(/'/g, '')}' finds the text anywhere`);
+  return `No symbol definitions found. ${tips.join('; ')}.`;
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { ToolError } from '../../src/errors.js';
+import { normalizeKind, parseKinds } from '../../src/search/kinds.js';
+import { parseName, wordRegex } from '../../src/search/symbols.js';
+
+const matches = (re: string, s: string) => new RegExp(re).test(s);
+
+describe('normalizeKind', () => {
+  it.each([
+    ['func', 'Go', undefined, 'function'],
+    ['func', 'Go', 'struct', 'method'],
+    ['methodSpec', 'Go', 'interface', 'method'],
+    ['member', 'Go', 'struct', 'field'],
+    ['member', 'Python', 'class', 'method'],
+    ['function', 'Python', 'function', 'function'],
+    ['interface', 'Rust', undefined, 'trait'],
+    ['interface', 'TypeScript', undefined, 'interface'],
+    ['alias', 'TypeScript', undefined, 'type'],
+    ['typedef', 'C', undefined, 'type'],
+    ['classes', 'Java', undefined, 'class'],
+    ['enumConstant', 'Java', 'enum', 'constant'],
+    ['enumerator', 'C++', 'enum', 'constant'],
+    ['function', 'C++', 'class', 'method'],
+    ['function', 'C', undefined, 'function'],
+    ['const', 'Go', undefined, 'constant'],
+    ['var', 'Go', undefined, 'variable'],
+    ['macro', 'C', undefined, 'macro'],
+    ['namespace', 'C++', undefined, 'namespace'],
+    ['module', 'Rust', undefined, 'module'],
+    ['package', 'Go', undefined, 'module'],
+    ['property', 'TypeScript', 'class', 'property'],
+  ])('%s in %s (parent %s) → %s', (raw, lang, parentKind, kind) => {
+    expect(normalizeKind(raw, lang, parentKind)).toBe(kind);
+  });
+
+  it('has no normalized kind for words without a counterpart', () => {
+    expect(normalizeKind('chapter', 'Markdown')).toBeUndefined();
+    expect(normalizeKind('implementation', 'Rust')).toBeUndefined();
+    expect(normalizeKind('toString', 'Java')).toBeUndefined();
+  });
+});
+
+describe('parseKinds', () => {
+  it('accepts normalized kinds in any case', () => {
+    expect([...parseKinds(['Method', 'function'])!]).toEqual(['method', 'function']);
+    expect(parseKinds(undefined)).toBeUndefined();
+  });
+
+  it('refuses an unknown kind, listing the valid ones', () => {
+    try {
+      parseKinds(['methd']);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ToolError);
+      expect((err as ToolError).code).toBe('INVALID_ARGUMENT');
+      expect((err as ToolError).hint).toContain("'method'");
+      expect((err as ToolError).hint).toContain('function, method, class, struct, interface, trait, enum, type');
+    }
+  });
+});
+
+describe('parseName', () => {
+  it('anchors an exact name and escapes it', () => {
+    const p = parseName('a.b$', false);
+    expect(p.parent).toEqual(['a']);
+    const plain = parseName('$scope', false);
+    expect(plain.symRegex).toBe('^\\$scope$');
+    expect(matches(plain.symRegex, '$scope')).toBe(true);
+    expect(matches(plain.symRegex, 'xscope')).toBe(false);
+  });
+
+  it('reads qualified names with . and ::', () => {
+    expect(parseName('Server.start', false)).toMatchObject({ parent: ['Server'], member: 'start', wholeName: 'Server.start' });
+    expect(parseName('UserService::find', false)).toMatchObject({ parent: ['UserService'], member: 'find' });
+    expect(parseName('acme::UserService::find', false)).toMatchObject({ parent: ['acme', 'UserService'], member: 'find' });
+    const re = parseName('Server.start', false).symRegex;
+    expect(matches(re, 'start')).toBe(true);
+    expect(matches(re, 'Server.start')).toBe(true);
+    expect(matches(re, 'restart')).toBe(false);
+  });
+
+  it('lists members with Parent:: and Parent.*', () => {
+    for (const name of ['Parent::', 'Parent.*', 'Parent.']) {
+      const p = parseName(name, false);
+      expect(p.parent).toEqual(['Parent']);
+      expect(p.member).toBe('*');
+      expect(p.wholeName).toBeUndefined();
+    }
+  });
+
+  it('keeps a regex as given and refuses globs in the type part', () => {
+    expect(parseName('^get(User|Name)$', true)).toMatchObject({ symRegex: '^get(User|Name)$' });
+    expect(parseName('^get(User|Name)$', true).parent).toBeUndefined();
+    expect(() => parseName('Ser*.start', false)).toThrow(ToolError);
+    expect(() => parseName('  ', false)).toThrow(ToolError);
+  });
+});
+
+describe('wordRegex', () => {
+  it('bounds identifiers by word edges only where they are word characters', () => {
+    expect(matches(wordRegex('foo'), 'a foo b')).toBe(true);
+    expect(matches(wordRegex('foo'), 'foobar')).toBe(false);
+    expect(matches(wordRegex('$scope'), 'x = $scope;')).toBe(true);
+    expect(matches(wordRegex('$scope'), '$scopes')).toBe(false);
+  });
+});
