@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CODE_DEFAULTS, SEARCH_CODE, searchCode, type CodeSearchOutput } from '../search/code.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   query: z
@@ -57,7 +57,7 @@ const output = z.object({
     }),
   ),
   stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number() }),
-  partial: z.object({ reason: z.string() }).optional(),
+  partial: partialField,
   next_cursor: z.string().optional(),
   hint: z.string().optional(),
 });
@@ -76,7 +76,6 @@ export function renderCode(out: CodeSearchOutput): string {
     if (r.omitted_matches > 0) lines.push(`… ${r.omitted_matches} more matching line(s) in this file`);
   }
   lines.push('', `${out.results.length} file(s) on this page; ${out.stats.files} file(s), ${out.stats.matches} match(es) in all; ${out.stats.duration_ms} ms`);
-  if (out.partial) lines.push(`partial: ${out.partial.reason}`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FILE_DEFAULTS, SEARCH_FILES, searchFiles, type FileSearchOutput } from '../search/files.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   pattern: z
@@ -21,7 +21,7 @@ const output = z.object({
   zoekt_query: z.string(),
   files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string() })),
   stats: z.object({ files: z.number().int(), duration_ms: z.number() }),
-  partial: z.object({ reason: z.string() }).optional(),
+  partial: partialField,
   next_cursor: z.string().optional(),
   hint: z.string().optional(),
 });
@@ -30,7 +30,6 @@ export function renderFiles(out: FileSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query), ''];
   for (const f of out.files) lines.push(`${f.repo}/${f.path}${f.language ? ` (${f.language})` : ''}`);
   lines.push('', `${out.files.length} file(s) on this page; ${out.stats.files} in all; ${out.stats.duration_ms} ms`);
-  if (out.partial) lines.push(`partial: ${out.partial.reason}`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }

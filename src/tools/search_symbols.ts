@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { KINDS } from '../search/kinds.js';
 import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, type SymbolSearchOutput } from '../search/symbols.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   name: z
@@ -48,7 +48,7 @@ const output = z.object({
     }),
   ),
   stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number() }),
-  partial: z.object({ reason: z.string() }).optional(),
+  partial: partialField,
   next_cursor: z.string().optional(),
   hint: z.string().optional(),
 });
@@ -64,7 +64,6 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}]`);
   }
   lines.push('', `${out.symbols.length} symbol(s) on this page; ${out.stats.symbols} in ${out.stats.files} file(s) in all; ${out.stats.duration_ms} ms`);
-  if (out.partial) lines.push(`partial: ${out.partial.reason}`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }
