@@ -5,10 +5,10 @@ import { invalidArgument } from '../errors.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import * as q from '../zoekt/query.js';
 import { liftCase, normalizeWhitespace } from '../zoekt/query-syntax.js';
-import type { Chunk, FileHit, SearchResult } from '../zoekt/wire.js';
+import type { Chunk, FileHit, SearchStatsOut } from '../zoekt/wire.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
-import { compareStrings, fetchPage, type PagingOrder } from './paging.js';
+import type { Searcher } from './searcher.js';
 
 export const SEARCH_CODE = 'search_code';
 
@@ -89,12 +89,7 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   );
 }
 
-const FILE_ORDER: PagingOrder<FileHit> = {
-  score: (f) => f.score,
-  tieBreak: (a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path),
-};
-
-export async function searchCode(zoekt: ZoektClient, args: CodeSearchArgs, signal?: AbortSignal): Promise<CodeSearchOutput> {
+export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<CodeSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? CODE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
@@ -102,35 +97,26 @@ export async function searchCode(zoekt: ZoektClient, args: CodeSearchArgs, signa
   const offset = args.cursor ? decodeCursor(SEARCH_CODE, { ...args }, args.cursor).offset : 0;
   const zoektQuery = buildCodeQuery(args);
 
-  let last: SearchResult | undefined;
-  const page = await fetchPage(
-    async (size) => {
-      last = await zoekt.search({ query: zoektQuery, maxDocs: size, contextLines, signal });
-      return { items: last.files, exhausted: last.files.length < size };
-    },
-    offset,
-    limit,
-    FILE_ORDER,
-  );
+  const { page, window: last } = await searcher.filePage({ query: zoektQuery, contextLines, signal }, offset, limit);
 
   const results = page.items.map((f) => toFileResult(f, contextLines, maxPerFile));
   const out: CodeSearchOutput = {
     zoekt_query: zoektQuery,
     results,
     stats: {
-      files: Math.max(last?.stats.fileCount ?? 0, page.window.items.length),
-      matches: last?.stats.matchCount ?? 0,
+      files: Math.max(last.stats.fileCount, page.window.items.length),
+      matches: last.stats.matchCount,
       duration_ms: Date.now() - started,
     },
   };
   const partial = partialReason(last);
   if (partial) out.partial = { reason: partial };
   if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_CODE, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (results.length === 0) out.hint = await zeroResultHint(zoekt, args, offset, signal);
+  if (results.length === 0) out.hint = await zeroResultHint(searcher.zoekt, args, offset, signal);
   return out;
 }
 
-export function partialReason(result: SearchResult | undefined): string | undefined {
+export function partialReason(result: { stats: SearchStatsOut } | undefined): string | undefined {
   if (!result) return undefined;
   const { crashes, flushReason } = result.stats;
   if (crashes > 0) return `${crashes} index shard(s) failed during the search; results from them are missing`;

@@ -4,14 +4,12 @@
  * file-name search).
  */
 import { invalidArgument } from '../errors.js';
-import type { ZoektClient } from '../zoekt/client.js';
 import * as q from '../zoekt/query.js';
-import type { FileHit, SearchResult } from '../zoekt/wire.js';
 import { partialReason } from './code.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { pathGlobToRegex } from './globs.js';
-import { compareStrings, fetchPage, type PagingOrder } from './paging.js';
+import type { Searcher } from './searcher.js';
 
 export const SEARCH_FILES = 'search_files';
 
@@ -33,11 +31,6 @@ export interface FileSearchOutput {
 
 export const FILE_DEFAULTS = { limit: 50 };
 
-const ORDER: PagingOrder<FileHit> = {
-  score: (f) => f.score,
-  tieBreak: (a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path),
-};
-
 export function buildFileQuery(args: FileSearchArgs): string {
   const pattern = args.pattern.trim();
   if (pattern === '') throw invalidArgument('pattern is empty', "Give a glob such as '**/*.test.ts', 'Makefile' or 'src/', or a regex with regex: true.");
@@ -45,26 +38,17 @@ export function buildFileQuery(args: FileSearchArgs): string {
   return q.render(q.and(q.fileNamesOnly(), q.file(re), ...filterParts(args)));
 }
 
-export async function searchFiles(zoekt: ZoektClient, args: FileSearchArgs, signal?: AbortSignal): Promise<FileSearchOutput> {
+export async function searchFiles(searcher: Searcher, args: FileSearchArgs, signal?: AbortSignal): Promise<FileSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
   const offset = args.cursor ? decodeCursor(SEARCH_FILES, { ...args }, args.cursor).offset : 0;
   const zoektQuery = buildFileQuery(args);
 
-  let last: SearchResult | undefined;
-  const page = await fetchPage(
-    async (size) => {
-      last = await zoekt.search({ query: zoektQuery, maxDocs: size, signal });
-      return { items: last.files, exhausted: last.files.length < size };
-    },
-    offset,
-    limit,
-    ORDER,
-  );
+  const { page, window: last } = await searcher.filePage({ query: zoektQuery, signal }, offset, limit);
   const out: FileSearchOutput = {
     zoekt_query: zoektQuery,
     files: page.items.map((f) => ({ repo: f.repo, path: f.path, language: f.language })),
-    stats: { files: Math.max(last?.stats.fileCount ?? 0, page.window.items.length), duration_ms: Date.now() - started },
+    stats: { files: Math.max(last.stats.fileCount, page.window.items.length), duration_ms: Date.now() - started },
   };
   const partial = partialReason(last);
   if (partial) out.partial = { reason: partial };

@@ -129,9 +129,10 @@ export function resolveLanguage(input: string, argument: string): Language {
   );
 }
 
-/** Every language of a family (the family of `name` when it has one). */
+/** Every language of a family: its main languages first, then the dialects Linguist groups under them. */
 export function familyLanguages(family: string): string[] {
-  return LANGUAGE_NAMES.filter((n) => byName.get(n)!.family === family);
+  const main = FAMILIES[family] ?? [];
+  return [...main, ...LANGUAGE_NAMES.filter((n) => byName.get(n)!.family === family && !main.includes(n))];
 }
 
 /** Languages that source_code_only leaves out: prose, config and data. */

@@ -44,16 +44,24 @@ function decides<T>(window: RankedWindow<T>, offset: number, limit: number, orde
 }
 
 /**
- * Fetches the window of `offset + limit + 1` items, growing it while a run of equal scores
- * crosses its cut, and returns the page.
+ * Cuts the page from `cached` (an earlier call's window) when it decides it; otherwise fetches
+ * the window of `offset + limit * prefetchPages + 1` items, growing it while a run of
+ * equal scores crosses its cut, and returns the page. Prefetching a page or two beyond the one
+ * asked lets the window cache serve the next pages.
  */
 export async function fetchPage<T>(
   fetchWindow: (size: number) => Promise<RankedWindow<T>>,
   offset: number,
   limit: number,
   order: PagingOrder<T>,
+  prefetchPages = 1,
+  cached?: RankedWindow<T>,
 ): Promise<Page<T>> {
-  let size = offset + limit + 1;
+  if (cached) {
+    const window = { items: sortRanked(cached.items, order), exhausted: cached.exhausted };
+    if (decides(window, offset, limit, order)) return pageOf(window, offset, limit);
+  }
+  let size = offset + limit * prefetchPages + 1;
   let window: RankedWindow<T> = { items: [], exhausted: true };
   for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
     const fetched = await fetchWindow(size);

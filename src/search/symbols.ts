@@ -7,15 +7,16 @@
  * cap) and ranked here, so every page is a slice of one order and a post-filtered page is full.
  */
 import { invalidArgument } from '../errors.js';
-import type { ZoektClient } from '../zoekt/client.js';
 import * as q from '../zoekt/query.js';
-import type { FileHit, SearchResult } from '../zoekt/wire.js';
+import type { FileHit } from '../zoekt/wire.js';
 import { partialReason } from './code.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './filters.js';
 import { isGlob, nameGlobToRegex } from './globs.js';
 import { normalizeKind, parseKinds, type Kind } from './kinds.js';
 import { compareStrings } from './paging.js';
+import type { Searcher } from './searcher.js';
+import type { Window } from './window-cache.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -216,7 +217,17 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern): 
   return q.render(q.and(...parts));
 }
 
-export async function searchSymbols(zoekt: ZoektClient, args: SymbolSearchArgs, signal?: AbortSignal): Promise<SymbolSearchOutput> {
+/** Every file with a matching symbol, up to the last window's cap. */
+export async function candidateFiles(searcher: Searcher, query: string, fresh: boolean, signal?: AbortSignal): Promise<{ files: FileHit[]; window: Window }> {
+  let window: Window | undefined;
+  for (const size of FILE_WINDOWS) {
+    window = await searcher.window({ query, size, signal, fresh });
+    if (window.exhausted) break;
+  }
+  return { files: window!.files, window: window! };
+}
+
+export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, signal?: AbortSignal): Promise<SymbolSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
   const kinds = parseKinds(args.kinds);
@@ -225,14 +236,8 @@ export async function searchSymbols(zoekt: ZoektClient, args: SymbolSearchArgs, 
   const zoektQuery = buildSymbolQuery(args, pattern);
   const caseSensitive = args.case_sensitive ?? false;
 
-  let result: SearchResult | undefined;
-  let exhausted = false;
-  for (const size of FILE_WINDOWS) {
-    result = await zoekt.search({ query: zoektQuery, maxDocs: size, signal });
-    exhausted = result.files.length < size;
-    if (exhausted) break;
-  }
-  const files = result?.files ?? [];
+  const { files, window: result } = await candidateFiles(searcher, zoektQuery, offset === 0, signal);
+  const exhausted = result.exhausted;
 
   const ranked: Ranked[] = [];
   for (const file of files) {

@@ -9,17 +9,21 @@ import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
+import { Searcher } from '../search/searcher.js';
+import type { WindowCache } from '../search/window-cache.js';
 
 export interface ServerDeps {
   zoekt: ZoektClient;
   log: Logger;
+  /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
+  cache?: WindowCache;
   tools?: readonly AnyTool[];
 }
 
 const INSTRUCTIONS = [
   'zoekt-mcp searches source code indexed by Zoekt.',
   'Use search_code for text and regex search (Zoekt query syntax), search_symbols for where things are defined,',
-  'search_files to find files by name or path.',
+  'search_files to find files by name or path, find_references for the definitions and usages of one identifier.',
   'Every list result is paginated: pass next_cursor back as cursor with the same arguments.',
   'Errors carry a code and a hint that says what to do next.',
 ].join(' ');
@@ -29,6 +33,7 @@ export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
   let nextRequestId = 0;
+  const searcher = new Searcher(deps.zoekt, deps.cache);
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);
@@ -46,7 +51,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         const started = Date.now();
         try {
           if (args instanceof InvalidArguments) throw args.error;
-          const out = await tool.handler(args, { zoekt: deps.zoekt, log: deps.log, signal: extra.signal });
+          const out = await tool.handler(args, { zoekt: deps.zoekt, searcher, log: deps.log, signal: extra.signal });
           deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
           return successResult(out, tool.render(out, args));
         } catch (err) {

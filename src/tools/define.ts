@@ -8,10 +8,13 @@ import { z } from 'zod';
 import { asToolError, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ZoektClient } from '../zoekt/client.js';
+import type { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 
 export interface ToolContext {
   zoekt: ZoektClient;
+  /** Zoekt searches through the window cache. */
+  searcher: Searcher;
   log: Logger;
   signal: AbortSignal;
 }

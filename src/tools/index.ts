@@ -1,7 +1,8 @@
 /** Every tool the server offers, in the order agents see them. */
 import type { AnyTool } from './define.js';
+import { findReferencesTool } from './find_references.js';
 import { searchCodeTool } from './search_code.js';
 import { searchFilesTool } from './search_files.js';
 import { searchSymbolsTool } from './search_symbols.js';
 
-export const TOOLS: readonly AnyTool[] = [searchCodeTool, searchSymbolsTool, searchFilesTool];
+export const TOOLS: readonly AnyTool[] = [searchCodeTool, searchSymbolsTool, searchFilesTool, findReferencesTool];

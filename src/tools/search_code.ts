@@ -97,6 +97,6 @@ export const searchCodeTool = defineTool({
   ].join('\n'),
   input,
   output,
-  handler: (args, ctx) => searchCode(ctx.zoekt, args, ctx.signal),
+  handler: (args, ctx) => searchCode(ctx.searcher, args, ctx.signal),
   render: (out) => renderCode(out),
 });

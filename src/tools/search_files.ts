@@ -51,6 +51,6 @@ export const searchFilesTool = defineTool({
   ].join('\n'),
   input,
   output,
-  handler: (args, ctx) => searchFiles(ctx.zoekt, args, ctx.signal),
+  handler: (args, ctx) => searchFiles(ctx.searcher, args, ctx.signal),
   render: (out) => renderFiles(out),
 });

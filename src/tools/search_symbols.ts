@@ -84,6 +84,6 @@ export const searchSymbolsTool = defineTool({
   ].join('\n'),
   input,
   output,
-  handler: (args, ctx) => searchSymbols(ctx.zoekt, args, ctx.signal),
+  handler: (args, ctx) => searchSymbols(ctx.searcher, args, ctx.signal),
   render: (out) => renderSymbols(out),
 });

@@ -29,6 +29,8 @@ export interface ZoektClientOptions {
   /** Retries of transient failures (refused, reset, 502/503/504) within the deadline. */
   retries?: number;
   logger?: Logger;
+  /** Told when each HTTP request to Zoekt starts and ends (metrics, tests). */
+  onRequest?: (event: { path: string; phase: 'start' | 'end' }) => void;
 }
 
 export interface SearchRequest {
@@ -57,8 +59,10 @@ export class ZoektClient {
   private readonly retries: number;
   private readonly log: Logger;
   private readonly dispatcher: Agent;
+  private readonly onRequest: ZoektClientOptions['onRequest'];
 
   constructor(opts: ZoektClientOptions) {
+    this.onRequest = opts.onRequest;
     this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
     this.url = this.base.toString().replace(/\/$/, '');
     this.timeoutMs = opts.timeoutMs;
@@ -193,6 +197,7 @@ export class ZoektClient {
     let status: number;
     let contentType: string;
     let body: string;
+    this.onRequest?.({ path, phase: 'start' });
     try {
       const res = await request(url, {
         method: 'POST',
@@ -211,6 +216,8 @@ export class ZoektClient {
       // A refused or reset connection is worth another try (Zoekt restarting); anything else is not.
       if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
       throw new AbortError(te);
+    } finally {
+      this.onRequest?.({ path, phase: 'end' });
     }
     if (status === 200) {
       if (/text\/html/i.test(contentType) || body.trimStart().startsWith('<')) {

@@ -31,6 +31,8 @@ export function quote(value: string): string {
 
 /** A content-or-filename regex term (a bare term in Zoekt syntax). */
 export const regex = (re: string): QueryPart => atom(`regex:${quote(re)}`);
+/** A regex over file contents only (a bare term would match file names too). */
+export const content = (re: string): QueryPart => atom(`content:${quote(re)}`);
 /** A literal text term: matches the exact characters given, in content or file name like a bare term. */
 export const literal = (text: string): QueryPart => regex(escapeRegex(text));
 export const file = (re: string): QueryPart => atom(`file:${quote(re)}`);

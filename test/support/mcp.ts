@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { buildServer } from '../../src/server/build.js';
+import type { WindowCache } from '../../src/search/window-cache.js';
 import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
 import { ROOT } from './zoekt.js';
 
@@ -34,9 +35,12 @@ export async function connectStdio(env: Record<string, string>, args: string[] =
 }
 
 /** Builds the server in this process and connects a Client to it through an in-memory transport. */
-export async function connectInProcess(zoekt: Partial<ZoektClientOptions> & { url: string }): Promise<Connected & { zoekt: ZoektClient }> {
+export async function connectInProcess(
+  zoekt: Partial<ZoektClientOptions> & { url: string },
+  cache?: WindowCache,
+): Promise<Connected & { zoekt: ZoektClient }> {
   const client = new ZoektClient({ timeoutMs: 10_000, ...zoekt });
-  const server = buildServer({ zoekt: client, log: silentLogger });
+  const server = buildServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });

@@ -47,3 +47,35 @@ describe('fetchPage', () => {
     expect((await fetchPage(backend.fetch, 10, 5, order)).items).toEqual([]);
   });
 });
+
+describe('fetchPage with a cached window', () => {
+  const all: Item[] = Array.from({ length: 30 }, (_, i) => ({ id: `f${String(i).padStart(2, '0')}`, score: 100 - i }));
+
+  it('cuts the page from the cached window without fetching when the window decides it', async () => {
+    const backend = fakeBackend(all);
+    const cached = { items: all.slice(0, 21), exhausted: false };
+    const page = await fetchPage(backend.fetch, 10, 10, order, 2, cached);
+    expect(backend.calls()).toBe(0);
+    expect(page.items.map((i) => i.id)).toEqual(all.slice(10, 20).map((i) => i.id));
+    expect(page.hasMore).toBe(true);
+  });
+
+  it('fetches when the cached window is too small, and prefetches the next pages', async () => {
+    const backend = fakeBackend(all);
+    const sizes: number[] = [];
+    const page = await fetchPage(
+      async (size) => {
+        sizes.push(size);
+        return backend.fetch(size);
+      },
+      20,
+      10,
+      order,
+      2,
+      { items: all.slice(0, 21), exhausted: false },
+    );
+    expect(sizes).toEqual([41]);
+    expect(page.items.map((i) => i.id)).toEqual(all.slice(20, 30).map((i) => i.id));
+    expect(page.hasMore).toBe(false);
+  });
+});

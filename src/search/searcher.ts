@@ -1,0 +1,72 @@
+/**
+ * Zoekt searches as the tools need them: a ranked window of `size` files for a query, served
+ * from the window cache when an earlier call already fetched enough of it.
+ */
+import type { ZoektClient } from '../zoekt/client.js';
+import type { FileHit } from '../zoekt/wire.js';
+import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
+import { WindowCache, type Window } from './window-cache.js';
+
+/** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
+export const PREFETCH_PAGES = 2;
+
+/** Files by Zoekt's score, then repo and path: one total order across calls and shards. */
+export const FILE_ORDER: PagingOrder<FileHit> = {
+  score: (f) => f.score,
+  tieBreak: (a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path),
+};
+
+export interface WindowRequest {
+  query: string;
+  size: number;
+  contextLines?: number;
+  signal?: AbortSignal | undefined;
+  /**
+   * Ask Zoekt even if a cached window would do. First pages are always fresh, so a repeated
+   * search sees index updates and a stopped Zoekt; the cache only serves later pages.
+   */
+  fresh?: boolean;
+}
+
+const windowKey = (req: Omit<WindowRequest, 'size'>) => `${req.contextLines ?? 0}\u0000${req.query}`;
+
+export class Searcher {
+  constructor(
+    readonly zoekt: ZoektClient,
+    private readonly cache: WindowCache = new WindowCache(),
+  ) {}
+
+  async window(req: WindowRequest): Promise<Window> {
+    const key = windowKey(req);
+    const cached = req.fresh ? undefined : this.cache.get(key, req.size);
+    if (cached) return cached;
+    const result = await this.zoekt.search({ query: req.query, maxDocs: req.size, contextLines: req.contextLines ?? 0, signal: req.signal });
+    const window: Window = { files: result.files, size: req.size, exhausted: result.files.length < req.size, stats: result.stats };
+    this.cache.set(key, window);
+    return window;
+  }
+
+  /** The cached window of a query, whatever its size, if any. */
+  peek(req: Omit<WindowRequest, 'size'>): Window | undefined {
+    return req.fresh ? undefined : this.cache.peek(windowKey(req));
+  }
+
+  /** One page of files in the stable order, and the last window it was cut from. */
+  async filePage(query: Omit<WindowRequest, 'size' | 'fresh'>, offset: number, limit: number): Promise<{ page: Page<FileHit>; window: Window }> {
+    const req = { ...query, fresh: offset === 0 };
+    let last = this.peek(req);
+    const cached = last && { items: last.files, exhausted: last.exhausted };
+    const page = await fetchPage(
+      async (size) => {
+        last = await this.window({ ...req, size });
+        return { items: last.files, exhausted: last.exhausted };
+      },
+      offset,
+      limit,
+      FILE_ORDER,
+      PREFETCH_PAGES,
+      cached,
+    );
+    return { page, window: last! };
+  }
+}

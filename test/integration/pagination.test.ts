@@ -1,0 +1,154 @@
+/**
+ * Pagination of every list tool against the real Zoekt: walking all pages gives one big page,
+ * cursors are checked, survive a restart, and later pages come from the window cache.
+ * Zoekt requests are counted with the client's onRequest hook (in-process server, real MCP
+ * Client over an in-memory transport); restarts use the built CLI over stdio.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WindowCache } from '../../src/search/window-cache.js';
+import { call, connectInProcess, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
+
+type Out = Record<string, unknown> & { next_cursor?: string };
+
+/** Each list tool, a query with more than three pages, its page size and its list field. */
+const WALKS: { tool: string; args: Record<string, unknown>; limit: number; big: number; list: string; pages: number }[] = [
+  { tool: 'search_code', args: { query: 'paginate_marker', context_lines: 0 }, limit: 10, big: 50, list: 'results', pages: 5 },
+  { tool: 'search_symbols', args: { name: 'process' }, limit: 5, big: 100, list: 'symbols', pages: 6 },
+  { tool: 'search_files', args: { pattern: '*.spec.ts' }, limit: 10, big: 200, list: 'files', pages: 4 },
+  { tool: 'find_references', args: { symbol: 'paginate_marker' }, limit: 50, big: 200, list: 'usages', pages: 4 },
+];
+
+let stdio: Connected;
+beforeAll(async () => {
+  stdio = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+});
+afterAll(() => stdio.close());
+
+async function walk(client: Client, tool: string, args: Record<string, unknown>, list: string): Promise<{ items: unknown[]; pages: Out[] }> {
+  const pages: Out[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = ok<Out>(await call(client, tool, { ...args, ...(cursor ? { cursor } : {}) }));
+    pages.push(page);
+    cursor = page.next_cursor;
+  } while (cursor && pages.length < 50);
+  return { items: pages.flatMap((p) => p[list] as unknown[]), pages };
+}
+
+const identity = (tool: string, item: Record<string, unknown>) =>
+  tool === 'search_code' || tool === 'search_files' ? `${String(item.repo)}/${String(item.path)}` : `${String(item.repo)}/${String(item.path)}:${String(item.line)}`;
+
+describe('walking every page of each list tool', () => {
+  it.each(WALKS)('$tool: all pages equal one big page, in order, once each', async ({ tool, args, limit, big, list, pages }) => {
+    const one = ok<Out>(await call(stdio.client, tool, { ...args, limit: big }));
+    expect(one.next_cursor).toBeUndefined();
+    const all = one[list] as Record<string, unknown>[];
+    const walked = await walk(stdio.client, tool, { ...args, limit }, list);
+    expect(walked.pages).toHaveLength(pages);
+    expect(walked.pages.at(-1)!.next_cursor).toBeUndefined();
+    expect(walked.pages.slice(0, -1).every((p) => (p[list] as unknown[]).length === limit)).toBe(true);
+    const ids = (walked.items as Record<string, unknown>[]).map((i) => identity(tool, i));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(walked.items).toEqual(all);
+  });
+});
+
+describe('cursors', () => {
+  const first = async (tool: string, args: Record<string, unknown>) => ok<Out>(await call(stdio.client, tool, args)).next_cursor!;
+
+  it.each(WALKS)('$tool: garbage, altered, truncated, foreign and reused cursors are INVALID_CURSOR', async ({ tool, args, limit }) => {
+    const cursor = await first(tool, { ...args, limit });
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const other = WALKS.find((w) => w.tool !== tool)!;
+    const foreign = await first(other.tool, { ...other.args, limit: other.limit });
+    const bytes = Buffer.from(cursor, 'base64url');
+    const mid = Math.floor(bytes.length / 2);
+    bytes[mid] = bytes[mid]! ^ 0x01;
+    const flipped = bytes.toString('base64url');
+    const otherArgs = tool === 'search_code' ? { ...args, context_lines: 1 } : { ...args, repos: ['manyhits'] };
+    for (const [what, bad, callArgs] of [
+      ['garbage', 'not a cursor!', { ...args, limit }],
+      ['base64 garbage', Buffer.from('hello world').toString('base64url'), { ...args, limit }],
+      ['flipped byte', flipped, { ...args, limit }],
+      ['truncated', cursor.slice(0, -6), { ...args, limit }],
+      ['another tool', foreign, { ...args, limit }],
+      ['other arguments', cursor, { ...otherArgs, limit }],
+      ['another page size', cursor, { ...args, limit: limit + 1 }],
+    ] as const) {
+      const err = failed(await call(stdio.client, tool, { ...callArgs, cursor: bad }));
+      expect(err.code, what).toBe('INVALID_CURSOR');
+      expect(err.hint.length, what).toBeGreaterThan(10);
+    }
+  });
+
+  it.each(WALKS)('$tool: a cursor still works after the server process restarts', async ({ tool, args, limit, big, list }) => {
+    const a = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+    const cursor = ok<Out>(await call(a.client, tool, { ...args, limit })).next_cursor!;
+    await a.close();
+    const b = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+    try {
+      const page2 = ok<Out>(await call(b.client, tool, { ...args, limit, cursor }));
+      const all = ok<Out>(await call(b.client, tool, { ...args, limit: big }))[list] as unknown[];
+      expect(page2[list]).toEqual(all.slice(limit, 2 * limit));
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe('the window cache', () => {
+  async function counted(cache?: WindowCache) {
+    const counter = { requests: 0, inFlight: 0, maxInFlight: 0 };
+    const conn = await connectInProcess(
+      {
+        url: inject('zoektUrl'),
+        onRequest: ({ phase }) => {
+          if (phase === 'start') {
+            counter.requests++;
+            counter.inFlight++;
+            counter.maxInFlight = Math.max(counter.maxInFlight, counter.inFlight);
+          } else {
+            counter.inFlight--;
+          }
+        },
+      },
+      cache,
+    );
+    return { conn, counter };
+  }
+
+  it.each(WALKS)('$tool: page 2 comes from the cache when warm, and from Zoekt, the same, when cold', async ({ tool, args, limit, list }) => {
+    const warm = await counted();
+    const cold = await counted(new WindowCache({ maxBytes: 0, ttlMs: 1000 }));
+    try {
+      const page1 = ok<Out>(await call(warm.conn.client, tool, { ...args, limit }));
+      expect(warm.counter.requests).toBeGreaterThan(0);
+      const before = warm.counter.requests;
+      const page2 = ok<Out>(await call(warm.conn.client, tool, { ...args, limit, cursor: page1.next_cursor }));
+      expect(warm.counter.requests - before).toBe(0);
+
+      const cold1 = ok<Out>(await call(cold.conn.client, tool, { ...args, limit }));
+      const coldBefore = cold.counter.requests;
+      const cold2 = ok<Out>(await call(cold.conn.client, tool, { ...args, limit, cursor: cold1.next_cursor }));
+      expect(cold.counter.requests - coldBefore).toBeGreaterThan(0);
+      expect(cold2[list]).toEqual(page2[list]);
+      expect(cold2.next_cursor).toBe(page2.next_cursor);
+    } finally {
+      await warm.conn.close();
+      await cold.conn.close();
+    }
+  });
+
+  it('find_references sends its two Zoekt queries together', async () => {
+    const { conn, counter } = await counted(new WindowCache({ maxBytes: 0, ttlMs: 1000 }));
+    try {
+      const out = ok<Out>(await call(conn.client, 'find_references', { symbol: 'getUser' }));
+      expect((out.definitions as unknown[]).length).toBeGreaterThan(0);
+      expect(counter.requests).toBe(2);
+      expect(counter.maxInFlight).toBe(2);
+    } finally {
+      await conn.close();
+    }
+  });
+});
