@@ -43,7 +43,7 @@ export function parseOriginPattern(text: string): OriginPattern {
   if (!/^[a-z]+:\/\/[^/?#@]+\/?$/i.test(bare)) {
     throw new Error(`${JSON.stringify(text)} is not an origin: it must have no path, query or user (expected scheme://host[:port])`);
   }
-  if (anyPort && url.port !== '') throw new Error(`${JSON.stringify(text)} gives a port and ':*' at once`);
+  if (anyPort && /:\d*\/?$/.test(bare.replace(/^[a-z]+:\/\//i, ''))) throw new Error(`${JSON.stringify(text)} gives a port and ':*' at once`);
   return { protocol: url.protocol, hostname: url.hostname, port: anyPort ? '*' : url.port, text: t };
 }
 
