@@ -9,11 +9,13 @@ import { isIP } from 'node:net';
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
   if (h === 'localhost') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
-  if (isIP(v4) === 4) return v4.split('.')[0] === '127';
-  // The URL parser writes every spelling of an IPv6 address in one canonical form.
-  if (isIP(h) === 6) return new URL(`http://[${h}]/`).hostname === '[::1]';
-  return false;
+  if (isIP(h) === 4) return h.split('.')[0] === '127';
+  if (isIP(h) !== 6) return false;
+  // The URL parser writes every spelling of an IPv6 address in one form: ::1, or ::ffff:7f00:1 for 127.0.0.1.
+  const canonical = new URL(`http://[${h}]/`).hostname.slice(1, -1);
+  if (canonical === '::1') return true;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(canonical);
+  return mapped !== null && parseInt(mapped[1]!, 16) >> 8 === 127;
 }
 
 /** An allowed origin: exact, or with `:*` for any port of that scheme and host. */

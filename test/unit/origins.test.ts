@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, LOOPBACK_ORIGINS, originAllowed, parseOriginPattern } from '../../src/server/origins.js';
 
 describe('isLoopbackHost', () => {
-  it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1'])('%s is loopback', (host) => {
+  it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:127.9.9.9'])('%s is loopback', (host) => {
     expect(isLoopbackHost(host)).toBe(true);
   });
 
-  it.each(['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', '192.168.1.1', 'example.com', 'localhost.example.com', '::2', '::ffff:10.0.0.1'])('%s is not', (host) => {
+  it.each(['0.0.0.0', '::', '10.0.0.1', '128.0.0.1', '192.168.1.1', 'example.com', 'localhost.example.com', '::2', '::ffff:10.0.0.1', '::ffff:a00:1', 'fe80::1'])('%s is not', (host) => {
     expect(isLoopbackHost(host)).toBe(false);
   });
 });
