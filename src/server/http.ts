@@ -201,14 +201,15 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   const shutdown = () =>
     (stopping ??= (async () => {
       draining = true;
+      server.close();
+      server.closeIdleConnections();
+      // Logged once the listener is closed: from here on a new connection is refused.
       log.info('shutting down: no new connections, waiting for in-flight calls', {
         in_flight: inFlight.size,
         sse_sessions: sse.size,
         sse_pending: sse.pending,
         timeout_ms: config.shutdownTimeoutMs,
       });
-      server.close();
-      server.closeIdleConnections();
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
       const drained = await until(() => inFlight.size === 0 && sse.pending === 0, config.shutdownTimeoutMs);
       if (!drained) log.warn('shutdown timeout reached: abandoning in-flight calls', { in_flight: inFlight.size, sse_pending: sse.pending });
