@@ -23,11 +23,13 @@ const INSTRUCTIONS = [
   'Errors carry a code and a hint that says what to do next.',
 ].join(' ');
 
+/** Per process, not per server: over HTTP every request builds its own server. */
+let nextRequestId = 0;
+
 export function buildServer(deps: ServerDeps): McpServer {
   const tools = deps.tools ?? TOOLS;
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
-  let nextRequestId = 0;
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);
