@@ -2,9 +2,12 @@
 /** Entry: read the configuration, pick the transport, start. */
 import { HELP, loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import { serveHttp } from './server/http.js';
 import { serveStdio } from './server/stdio.js';
 import { VERSION } from './version.js';
 import { ZoektClient } from './zoekt/client.js';
+import { RepoScope } from './search/scope.js';
+import { WindowCache } from './search/window-cache.js';
 
 async function main(): Promise<number> {
   const outcome = loadConfig(process.argv.slice(2), process.env);
@@ -24,14 +27,31 @@ async function main(): Promise<number> {
   const { config } = outcome;
   const log = createLogger(config.logLevel);
   const zoekt = new ZoektClient({ url: config.zoektUrl, timeoutMs: config.timeoutMs, logger: log });
-  const { closed } = await serveStdio({ zoekt, log });
-  const stop = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  await Promise.race([closed, stop]);
-  await zoekt.close().catch(() => undefined);
+  const cache = new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs });
+  const deps = { zoekt, log, cache, scope: new RepoScope(config.allowRepos) };
+  if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
+  if (config.http) {
+    const server = await serveHttp(config.http, deps);
+    const signal = await stopSignal();
+    log.info('signal received', { signal });
+    // A second signal while draining means: stop now.
+    process.once('SIGINT', () => process.exit(1));
+    process.once('SIGTERM', () => process.exit(1));
+    await server.shutdown();
+  } else {
+    const { closed } = await serveStdio(deps);
+    await Promise.race([closed, stopSignal()]);
+  }
+  // Calls still running were aborted above; do not wait long for their sockets.
+  await Promise.race([zoekt.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   return 0;
+}
+
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 }
 
 main().then(

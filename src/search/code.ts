@@ -2,7 +2,6 @@
  * search_code: text and regex search over file contents, one page of files at a time.
  */
 import { invalidArgument } from '../errors.js';
-import type { ZoektClient } from '../zoekt/client.js';
 import * as q from '../zoekt/query.js';
 import { liftCase, normalizeWhitespace } from '../zoekt/query-syntax.js';
 import type { Chunk, FileHit, SearchStatsOut } from '../zoekt/wire.js';
@@ -95,7 +94,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
   const maxPerFile = args.max_matches_per_file ?? CODE_DEFAULTS.max_matches_per_file;
   const offset = args.cursor ? decodeCursor(SEARCH_CODE, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = buildCodeQuery(args);
+  const zoektQuery = searcher.confine(buildCodeQuery(args));
 
   const { page, window: last } = await searcher.filePage({ query: zoektQuery, contextLines, signal }, offset, limit);
 
@@ -112,7 +111,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const partial = partialReason(last);
   if (partial) out.partial = { reason: partial };
   if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_CODE, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (results.length === 0) out.hint = await zeroResultHint(searcher.zoekt, args, offset, signal);
+  if (results.length === 0) out.hint = await zeroResultHint(searcher, args, offset, signal);
   return out;
 }
 
@@ -207,13 +206,13 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
 
 const REGEX_META = /[.()[\]{}*+?|^$\\]/;
 
-async function zeroResultHint(zoekt: ZoektClient, args: CodeSearchArgs, offset: number, signal?: AbortSignal): Promise<string> {
+async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, offset: number, signal?: AbortSignal): Promise<string> {
   if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
   const tips: string[] = [];
   if (args.repos?.length) {
-    const known = await zoekt.list(q.render(q.or(...filterParts({ repos: args.repos }))), signal).catch(() => undefined);
+    const known = await searcher.list(q.render(q.or(...filterParts({ repos: args.repos }))), signal).catch(() => undefined);
     if (known && known.repos.length === 0) {
-      return `No indexed repository matches repos ${JSON.stringify(args.repos)}. Call list_repos to see the indexed names (globs like 'github.com/acme/*' or a bare name like 'webapp' work).`;
+      return `No ${searcher.scope.restricted ? 'allowed ' : ''}indexed repository matches repos ${JSON.stringify(args.repos)}. Call list_repos to see the indexed names (globs like 'github.com/acme/*' or a bare name like 'webapp' work).`;
     }
   }
   const mode = args.case_sensitive ?? 'auto';

@@ -42,7 +42,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
   const offset = args.cursor ? decodeCursor(SEARCH_FILES, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = buildFileQuery(args);
+  const zoektQuery = searcher.confine(buildFileQuery(args));
 
   const { page, window: last } = await searcher.filePage({ query: zoektQuery, signal }, offset, limit);
   const out: FileSearchOutput = {

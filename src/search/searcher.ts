@@ -3,7 +3,8 @@
  * from the window cache when an earlier call already fetched enough of it.
  */
 import type { ZoektClient } from '../zoekt/client.js';
-import type { FileHit } from '../zoekt/wire.js';
+import type { FileHit, RepoListResult } from '../zoekt/wire.js';
+import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
 
@@ -34,16 +35,30 @@ export class Searcher {
   constructor(
     readonly zoekt: ZoektClient,
     private readonly cache: WindowCache = new WindowCache(),
+    readonly scope: RepoScope = RepoScope.ALL,
   ) {}
+
+  /** The query as it must be sent: confined to the allowed repositories. Tools report this text. */
+  confine(query: string): string {
+    return this.scope.confine(query);
+  }
 
   async window(req: WindowRequest): Promise<Window> {
     const key = windowKey(req);
     const cached = req.fresh ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
-    const result = await this.zoekt.search({ query: req.query, maxDocs: req.size, contextLines: req.contextLines ?? 0, signal: req.signal });
-    const window: Window = { files: result.files, size: req.size, exhausted: result.files.length < req.size, stats: result.stats };
+    const result = await this.zoekt.search({ query: this.confine(req.query), maxDocs: req.size, contextLines: req.contextLines ?? 0, signal: req.signal });
+    // The query already confines the search; this is the second lock.
+    const files = result.files.filter((f) => this.scope.allows(f.repo));
+    const window: Window = { files, size: req.size, exhausted: result.files.length < req.size, stats: result.stats };
     this.cache.set(key, window);
     return window;
+  }
+
+  /** Indexed repositories matching `query` (a `repo:` filter, or '' for all), within the scope. */
+  async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
+    const result = await this.zoekt.list(this.confine(query), signal);
+    return { ...result, repos: result.repos.filter((r) => this.scope.allows(r.name)) };
   }
 
   /** The cached window of a query, whatever its size, if any. */

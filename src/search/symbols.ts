@@ -233,7 +233,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const kinds = parseKinds(args.kinds);
   const pattern = parseName(args.name, args.regex ?? false);
   const offset = args.cursor ? decodeCursor(SEARCH_SYMBOLS, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = buildSymbolQuery(args, pattern);
+  const zoektQuery = searcher.confine(buildSymbolQuery(args, pattern));
   const caseSensitive = args.case_sensitive ?? false;
 
   const { files, window: result } = await candidateFiles(searcher, zoektQuery, offset === 0, signal);

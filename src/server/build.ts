@@ -11,12 +11,15 @@ import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS,
 import { TOOLS } from '../tools/index.js';
 import { Searcher } from '../search/searcher.js';
 import type { WindowCache } from '../search/window-cache.js';
+import type { RepoScope } from '../search/scope.js';
 
 export interface ServerDeps {
   zoekt: ZoektClient;
   log: Logger;
   /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
   cache?: WindowCache;
+  /** The repositories every tool is confined to (--allow-repos). */
+  scope?: RepoScope;
   tools?: readonly AnyTool[];
 }
 
@@ -28,12 +31,14 @@ const INSTRUCTIONS = [
   'Errors carry a code and a hint that says what to do next.',
 ].join(' ');
 
+/** Per process, not per server: over HTTP every request builds its own server. */
+let nextRequestId = 0;
+
 export function buildServer(deps: ServerDeps): McpServer {
   const tools = deps.tools ?? TOOLS;
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
-  let nextRequestId = 0;
-  const searcher = new Searcher(deps.zoekt, deps.cache);
+  const searcher = new Searcher(deps.zoekt, deps.cache, deps.scope);
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);

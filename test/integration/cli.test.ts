@@ -10,7 +10,33 @@ describe('zoekt-mcp command line', () => {
   it('--help lists every option and its environment variable', () => {
     const r = run(['--help']);
     expect(r.status).toBe(0);
-    for (const text of ['--zoekt-url', 'ZOEKT_URL', '--timeout-ms', 'ZOEKT_MCP_TIMEOUT_MS', '--log-level', '--version']) expect(r.stdout).toContain(text);
+    for (const text of [
+      '--zoekt-url',
+      'ZOEKT_URL',
+      '--timeout-ms',
+      'ZOEKT_MCP_TIMEOUT_MS',
+      '--log-level',
+      'ZOEKT_MCP_LOG_LEVEL',
+      '--http',
+      'ZOEKT_MCP_HTTP',
+      '--host',
+      'ZOEKT_MCP_HOST',
+      '--port',
+      'ZOEKT_MCP_PORT',
+      '--auth-token',
+      'ZOEKT_MCP_AUTH_TOKEN',
+      '--insecure-no-auth',
+      'ZOEKT_MCP_INSECURE_NO_AUTH',
+      '--allowed-origins',
+      'ZOEKT_MCP_ALLOWED_ORIGINS',
+      '--shutdown-timeout-ms',
+      'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS',
+      '/healthz',
+      '/readyz',
+      '--version',
+    ]) {
+      expect(r.stdout).toContain(text);
+    }
   });
 
   it('--version prints the package version', () => {
@@ -23,6 +49,10 @@ describe('zoekt-mcp command line', () => {
     [['--zoekt-url', 'nope'], {}, /--zoekt-url is not a URL/],
     [[], { ZOEKT_MCP_TIMEOUT_MS: 'soon' }, /ZOEKT_MCP_TIMEOUT_MS must be a whole number/],
     [['--frobnicate'], {}, /Unknown option '--frobnicate'/],
+    [['--http', '--host', '0.0.0.0'], {}, /refusing to serve 0\.0\.0\.0 \(not a loopback address\) without --auth-token/],
+    [['--http', '--auth-token', 'short'], {}, /--auth-token is shorter than 16 characters/],
+    [['--http'], { ZOEKT_MCP_ALLOWED_ORIGINS: 'example.com' }, /ZOEKT_MCP_ALLOWED_ORIGINS: "example.com" is not an origin/],
+    [['--port', '3000'], {}, /--port only applies with --http/],
   ])('exits 2 with a one-line reason on bad configuration %j %j', (args, env, reason) => {
     const r = run(args as string[], env as Record<string, string>);
     expect(r.status).toBe(2);

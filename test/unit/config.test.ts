@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, loadConfig } from '../../src/config.js';
+import { DEFAULTS, HTTP_DEFAULTS, loadConfig, type Config } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('uses defaults, then environment, then flags', () => {
     expect(loadConfig([], {})).toEqual({ kind: 'run', config: DEFAULTS });
     const fromEnv = loadConfig([], { ZOEKT_URL: 'http://zoekt:6070/', ZOEKT_MCP_TIMEOUT_MS: '5000', ZOEKT_MCP_LOG_LEVEL: 'DEBUG' });
-    expect(fromEnv).toEqual({ kind: 'run', config: { zoektUrl: 'http://zoekt:6070', timeoutMs: 5000, logLevel: 'debug' } });
+    expect(fromEnv).toEqual({ kind: 'run', config: { ...DEFAULTS, zoektUrl: 'http://zoekt:6070', timeoutMs: 5000, logLevel: 'debug' } });
     const flagsWin = loadConfig(['--zoekt-url', 'http://other:1', '--timeout-ms=200'], { ZOEKT_URL: 'http://zoekt:6070', ZOEKT_MCP_TIMEOUT_MS: '5000' });
     expect(flagsWin.kind === 'run' && flagsWin.config.zoektUrl).toBe('http://other:1');
     expect(flagsWin.kind === 'run' && flagsWin.config.timeoutMs).toBe(200);
@@ -17,6 +17,11 @@ describe('loadConfig', () => {
     [['--timeout-ms', '5s'], {}, /--timeout-ms must be a whole number/],
     [[], { ZOEKT_MCP_TIMEOUT_MS: '99999999' }, /between 100 and 120000/],
     [['--log-level', 'loud'], {}, /--log-level must be one of/],
+    [['--cache-mb=-1'], {}, /--cache-mb must be a whole number/],
+    [[], { ZOEKT_MCP_CACHE_MB: '5000' }, /ZOEKT_MCP_CACHE_MB must be between 0 and 4096/],
+    [['--cache-ttl-ms', '10'], {}, /--cache-ttl-ms must be between 1000/],
+    [['--allow-repos', ' , '], {}, /--allow-repos names no repository glob/],
+    [[], { ZOEKT_MCP_ALLOW_REPOS: 'github.com/acme/[web' }, /ZOEKT_MCP_ALLOW_REPOS: repo glob .* never closed/],
     [['--no-such-flag'], {}, /Unknown option '--no-such-flag'.*--help/],
     [['stray'], {}, /Unexpected argument 'stray'|positional/i],
   ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
@@ -28,8 +33,86 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the cache and repo scope options', () => {
+    const out = loadConfig(['--cache-mb', '0', '--allow-repos', 'github.com/acme/web*, gosvc'], { ZOEKT_MCP_CACHE_TTL_MS: '5000', ZOEKT_MCP_ALLOW_REPOS: 'x' });
+    expect(out).toEqual({ kind: 'run', config: { ...DEFAULTS, cacheMb: 0, cacheTtlMs: 5000, allowRepos: ['github.com/acme/web*', 'gosvc'] } });
+    expect(DEFAULTS).toMatchObject({ cacheMb: 64, cacheTtlMs: 120_000, allowRepos: [] });
+  });
+
   it('answers --help and --version', () => {
     expect(loadConfig(['--help'], {}).kind).toBe('help');
     expect(loadConfig(['-v'], {}).kind).toBe('version');
+  });
+});
+
+describe('loadConfig: HTTP', () => {
+  const TOKEN = 'a'.repeat(32);
+  const http = (argv: string[], env: NodeJS.ProcessEnv = {}): NonNullable<Config['http']> => {
+    const out = loadConfig(argv, env);
+    if (out.kind !== 'run' || !out.config.http) throw new Error(`expected an HTTP config, got ${JSON.stringify(out)}`);
+    return out.config.http;
+  };
+  const refused = (argv: string[], env: NodeJS.ProcessEnv = {}): string => {
+    const out = loadConfig(argv, env);
+    if (out.kind !== 'error') throw new Error(`expected an error, got ${JSON.stringify(out)}`);
+    expect(out.reason).not.toContain('\n');
+    return out.reason;
+  };
+
+  it('serves stdio unless --http or ZOEKT_MCP_HTTP says otherwise', () => {
+    const stdio = (env: NodeJS.ProcessEnv) => {
+      const out = loadConfig([], env);
+      return out.kind === 'run' ? out.config : undefined;
+    };
+    expect(stdio({})).toBeDefined();
+    expect(stdio({})?.http).toBeUndefined();
+    expect(stdio({ ZOEKT_MCP_HTTP: '0' })?.http).toBeUndefined();
+    expect(http(['--http'])).toMatchObject({ host: HTTP_DEFAULTS.host, port: HTTP_DEFAULTS.port, shutdownTimeoutMs: HTTP_DEFAULTS.shutdownTimeoutMs });
+    expect(http([], { ZOEKT_MCP_HTTP: 'true' }).authToken).toBeUndefined();
+  });
+
+  it('reads host, port, token, origins and shutdown timeout from flags over the environment', () => {
+    const env = { ZOEKT_MCP_HTTP: 'yes', ZOEKT_MCP_HOST: '::1', ZOEKT_MCP_PORT: '8080', ZOEKT_MCP_AUTH_TOKEN: TOKEN, ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS: '500' };
+    expect(http([], env)).toMatchObject({ host: '::1', port: 8080, authToken: TOKEN, shutdownTimeoutMs: 500 });
+    expect(http(['--port', '0', '--host', '[::1]', '--auth-token', 'b'.repeat(16)], env)).toMatchObject({ host: '::1', port: 0, authToken: 'b'.repeat(16) });
+    const origins = http(['--http', '--allowed-origins', 'https://app.example.com, http://localhost:*']).allowedOrigins;
+    expect(origins.map((o) => o.text)).toEqual(['https://app.example.com', 'http://localhost:*']);
+  });
+
+  it('allows loopback origins by default on a loopback bind, and none elsewhere', () => {
+    expect(http(['--http']).allowedOrigins.map((o) => o.text)).toContain('http://localhost:*');
+    expect(http(['--http', '--host', '0.0.0.0', '--auth-token', TOKEN]).allowedOrigins).toEqual([]);
+    expect(http(['--http', '--allowed-origins', 'https://app.example.com']).allowedOrigins.map((o) => o.text)).toEqual(['https://app.example.com']);
+  });
+
+  it('refuses a non-loopback bind without a token unless told it is on purpose', () => {
+    for (const host of ['0.0.0.0', '::', '10.1.2.3', 'zoekt-mcp.internal']) {
+      expect(refused(['--http', '--host', host])).toMatch(new RegExp(`refusing to serve ${host.replace(/\./g, '\\.')} \\(not a loopback address\\) without --auth-token`));
+    }
+    expect(http(['--http', '--host', '0.0.0.0', '--insecure-no-auth']).authToken).toBeUndefined();
+    expect(http(['--http', '--host', '0.0.0.0'], { ZOEKT_MCP_INSECURE_NO_AUTH: '1' }).host).toBe('0.0.0.0');
+    expect(http(['--http', '--host', '0.0.0.0'], { ZOEKT_MCP_AUTH_TOKEN: TOKEN }).host).toBe('0.0.0.0');
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(http(['--http', '--host', host]).host).toBe(host);
+  });
+
+  it.each([
+    [['--http', '--port', '70000'], {}, /--port must be between 0 and 65535/],
+    [['--http'], { ZOEKT_MCP_PORT: 'http' }, /ZOEKT_MCP_PORT must be a whole number/],
+    [['--http', '--auth-token', 'short'], {}, /--auth-token is shorter than 16 characters.*openssl rand/],
+    [['--http'], { ZOEKT_MCP_AUTH_TOKEN: 'has a space in it, long enough' }, /ZOEKT_MCP_AUTH_TOKEN must be printable ASCII without spaces/],
+    [['--http', '--allowed-origins', 'example.com'], {}, /--allowed-origins: "example.com" is not an origin/],
+    [['--http', '--shutdown-timeout-ms=-1'], {}, /--shutdown-timeout-ms must be a whole number/],
+    [['--http', '--host', 'a b'], {}, /--host must be an IP address or host name/],
+    [[], { ZOEKT_MCP_HTTP: 'maybe' }, /ZOEKT_MCP_HTTP must be true or false/],
+    [['--port', '3000'], {}, /--port only applies with --http/],
+    [['--auth-token', TOKEN], {}, /--auth-token only applies with --http/],
+  ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
+    expect(refused(argv as string[], env as NodeJS.ProcessEnv)).toMatch(reason);
+  });
+
+  it('leaves HTTP variables alone when serving stdio', () => {
+    const out = loadConfig([], { ZOEKT_MCP_PORT: 'junk', ZOEKT_MCP_HOST: '0.0.0.0' });
+    expect(out.kind).toBe('run');
+    expect(out.kind === 'run' && out.config.http).toBeUndefined();
   });
 });

@@ -1,0 +1,246 @@
+/**
+ * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST gets a fresh
+ * server and transport and answers with JSON, so any replica can serve any request and a cursor
+ * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
+ * keeps sessions in this process. /healthz and /readyz are probes for orchestrators.
+ *
+ * Every request passes, in order: path (404), Origin (403), method (405), bearer token on the MCP
+ * paths (401), shutdown (503), body size (413).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { HttpConfig } from '../config.js';
+import { VERSION } from '../version.js';
+import { bearerChecker } from './auth.js';
+import { buildServer, type ServerDeps } from './build.js';
+import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
+import { originAllowed } from './origins.js';
+import { SseSessions } from './sse.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+
+interface Route {
+  methods: readonly string[];
+  /** MCP endpoints need the token; probes never do. */
+  mcp: boolean;
+  handler: Handler;
+}
+
+export interface HttpServer {
+  /** Where it listens, e.g. http://127.0.0.1:3000 (the real port when 0 was asked for). */
+  url: string;
+  address: AddressInfo;
+  /**
+   * Stops accepting connections, lets in-flight calls finish within the configured timeout,
+   * then ends SSE streams and every remaining connection. Safe to call more than once.
+   */
+  shutdown(): Promise<void>;
+}
+
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+
+export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<HttpServer> {
+  const { log, zoekt } = deps;
+  const started = Date.now();
+  const checkToken = config.authToken === undefined ? undefined : bearerChecker(config.authToken);
+  const sse = new SseSessions(deps, '/messages');
+  /** Responses not finished yet, SSE streams left out: what shutdown waits for. */
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  let nextId = 0;
+
+  const streamable: Handler = async (req, res) => {
+    const body = await readJsonBody(req);
+    const server = buildServer(deps);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The client going away ends the call: closing the transport aborts the tool's signal.
+    res.on('close', () => void transport.close().catch(() => undefined));
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const routes = new Map<string, Route>([
+    ['/mcp', { methods: ['POST'], mcp: true, handler: streamable }],
+    [
+      '/sse',
+      {
+        methods: ['GET'],
+        mcp: true,
+        handler: async (_req, res) => {
+          await sse.open(res);
+        },
+      },
+    ],
+    [
+      '/messages',
+      {
+        methods: ['POST'],
+        mcp: true,
+        handler: async (req, res, url) => {
+          const body = await readJsonBody(req);
+          await sse.post(req, res, url.searchParams.get('sessionId'), body);
+        },
+      },
+    ],
+    [
+      '/healthz',
+      {
+        methods: ['GET', 'HEAD'],
+        mcp: false,
+        handler: async (_req, res) => {
+          sendJson(res, 200, { status: 'ok', version: VERSION, uptime_s: Math.round((Date.now() - started) / 1000) });
+        },
+      },
+    ],
+    [
+      '/readyz',
+      {
+        methods: ['GET', 'HEAD'],
+        mcp: false,
+        handler: async (_req, res) => {
+          if (draining) {
+            sendJson(res, 503, { status: 'shutting_down', reason: 'the server is shutting down' });
+            return;
+          }
+          const abort = new AbortController();
+          res.on('close', () => abort.abort());
+          const r = await zoekt.readiness(abort.signal);
+          if (r.ready) sendJson(res, 200, { status: 'ready', zoekt: zoekt.url, via: r.via, latency_ms: r.latencyMs });
+          else sendJson(res, 503, { status: 'unavailable', reason: r.reason, zoekt: zoekt.url, via: r.via, latency_ms: r.latencyMs });
+        },
+      },
+    ],
+  ]);
+
+  /** Answers the checks that come before any handler; returns the route when the request may go on. */
+  const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
+    const route = routes.get(path);
+    if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz)`);
+    res.setHeader('vary', 'Origin');
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      if (!originAllowed(origin, config.allowedOrigins)) {
+        throw new HttpError(403, 'ORIGIN_NOT_ALLOWED', `origin ${origin} is not allowed; add it to --allowed-origins (ZOEKT_MCP_ALLOWED_ORIGINS) if it should be`);
+      }
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', CORS_EXPOSE_HEADERS);
+    }
+    const allow = [...route.methods, 'OPTIONS'].join(', ');
+    if (req.method === 'OPTIONS') {
+      // A browser's CORS preflight carries no credentials, so it is answered before the token check.
+      res.writeHead(204, {
+        allow,
+        'access-control-allow-methods': allow,
+        'access-control-allow-headers': CORS_ALLOW_HEADERS,
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return undefined;
+    }
+    if (!route.methods.includes(req.method ?? '')) {
+      const why = path === '/mcp' ? ' (this server is stateless: no standalone stream, no session to delete)' : '';
+      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${route.methods.join(' or ')}${why}`, { allow });
+    }
+    if (route.mcp && checkToken) {
+      const auth = checkToken(req);
+      if (!auth.ok) {
+        const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token"';
+        const message = auth.reason === 'missing' ? 'this server needs Authorization: Bearer <token>' : 'the bearer token is not valid';
+        throw new HttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': challenge });
+      }
+    }
+    if (draining && route.mcp) throw new HttpError(503, 'SHUTTING_DOWN', 'the server is shutting down; retry on another replica', { connection: 'close', 'retry-after': '1' });
+    return route;
+  };
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const id = ++nextId;
+    const t0 = Date.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const isStream = req.method === 'GET' && url.pathname === '/sse';
+    if (!isStream) {
+      inFlight.add(res);
+      res.on('close', () => inFlight.delete(res));
+    }
+    if (draining) res.setHeader('connection', 'close');
+    res.on('close', () => {
+      const fields = { id, method: req.method, path: url.pathname, status: res.statusCode, ms: Date.now() - t0 };
+      if (res.statusCode === 401 || res.statusCode === 403) log.info('http request refused', fields);
+      else log.debug('http request', fields);
+    });
+    try {
+      const route = admit(req, res, url.pathname);
+      if (route) await route.handler(req, res, url);
+    } catch (err) {
+      if (err instanceof HttpError) {
+        sendError(res, err);
+        return;
+      }
+      log.error('http handler failed', { id, path: url.pathname, error: err instanceof Error ? err.message : String(err) });
+      sendError(res, new HttpError(500, 'INTERNAL', 'internal error; see the server log'));
+    }
+  };
+
+  const server: Server = createServer((req, res) => void onRequest(req, res));
+  await listen(server, config.host, config.port);
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  log.info('serving MCP over HTTP', {
+    url,
+    host: address.address,
+    port: address.port,
+    streamable_http: `${url}/mcp`,
+    sse: `${url}/sse`,
+    auth: checkToken ? 'bearer' : 'none',
+    zoekt: zoekt.url,
+  });
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      draining = true;
+      server.close();
+      server.closeIdleConnections();
+      // Logged once the listener is closed: from here on a new connection is refused.
+      log.info('shutting down: no new connections, waiting for in-flight calls', {
+        in_flight: inFlight.size,
+        sse_sessions: sse.size,
+        sse_pending: sse.pending,
+        timeout_ms: config.shutdownTimeoutMs,
+      });
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      const drained = await until(() => inFlight.size === 0 && sse.pending === 0, config.shutdownTimeoutMs);
+      if (!drained) log.warn('shutdown timeout reached: abandoning in-flight calls', { in_flight: inFlight.size, sse_pending: sse.pending });
+      await sse.closeAll();
+      server.closeAllConnections();
+      log.info('stopped');
+    })());
+
+  return { url, address, shutdown };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(new Error(`cannot listen on ${host}:${port}: ${err.code ?? err.message}`));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Resolves true once `done()` holds, or false when `timeoutMs` runs out first. */
+async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  // Polling keeps the bookkeeping simple; 20 ms is nothing next to a shutdown.
+  while (!done()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}

@@ -1,0 +1,143 @@
+/**
+ * The adapter served over HTTP for the tests: `node dist/cli.js --http` as a child process on a
+ * port it picks itself (it logs the bound address as a JSON line on stderr), and SDK clients over
+ * Streamable HTTP and over the legacy SSE transport.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CLI, type Connected } from './mcp.js';
+
+export const TOKEN = 'test-token-0123456789abcdef';
+
+export interface Adapter {
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  process: ChildProcess;
+  stderr(): string;
+  stdout(): string;
+  /** The JSON log lines written so far. */
+  logs(): Record<string, unknown>[];
+  /** Resolves with the first log line whose msg is `msg` (already written or still to come). */
+  waitForLog(msg: string): Promise<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, and SIGKILL if it has not gone after a while. */
+  stop(): Promise<void>;
+}
+
+export interface AdapterOptions {
+  zoektUrl: string;
+  args?: string[];
+  env?: Record<string, string>;
+  port?: number;
+}
+
+export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
+  const child = spawn(process.execPath, [CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
+    env: { PATH: process.env.PATH ?? '', ZOEKT_URL: opts.zoektUrl, ZOEKT_MCP_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  const logs: Record<string, unknown>[] = [];
+  const waiters: { msg: string; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let partial = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    partial += d.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      logs.push(parsed);
+      for (const w of waiters.filter((w) => w.msg === parsed.msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const waitForLog = (msg: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const seen = logs.find((l) => l.msg === msg);
+      if (seen) resolve(seen);
+      else waiters.push({ msg, resolve });
+    });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const listening = await Promise.race([
+    waitForLog('serving MCP over HTTP'),
+    exited.then(({ code, signal }) => {
+      throw new Error(`the adapter exited (${code ?? signal}) before listening: ${stderr}`);
+    }),
+  ]);
+  return { url: String(listening.url), process: child, stderr: () => stderr, stdout: () => stdout, logs: () => logs, waitForLog, exited, stop };
+}
+
+const clientInfo = { name: 'zoekt-mcp-http-tests', version: '1.0.0' };
+
+export async function connectStreamable(url: string, headers: Record<string, string> = {}): Promise<Connected> {
+  const client = new Client(clientInfo);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  return { client, close: () => client.close() };
+}
+
+export async function connectSse(url: string, headers: Record<string, string> = {}): Promise<Connected> {
+  const client = new Client(clientInfo);
+  await client.connect(new SSEClientTransport(new URL(`${url}/sse`), { requestInit: { headers } }));
+  return { client, close: () => client.close() };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: () => Record<string, unknown>;
+}
+
+/**
+ * One request on a fresh connection (no keep-alive pool), so a test can tell a refused
+ * connection from an answer, and send headers fetch would not let through unchanged.
+ */
+export function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        text += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** The JSON-RPC initialize request a client sends first, as a raw POST body. */
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+});
+
+export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
