@@ -55,6 +55,12 @@ export class Searcher {
     return window;
   }
 
+  /** Files with their whole content (never cached: get_file reads the index as it is now). */
+  async wholeFiles(query: string, maxDocs: number, signal?: AbortSignal): Promise<FileHit[]> {
+    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal });
+    return result.files.filter((f) => this.scope.allows(f.repo));
+  }
+
   /** Indexed repositories matching `query` (a `repo:` filter, or '' for all), within the scope. */
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
     const result = await this.zoekt.list(this.confine(query), signal);

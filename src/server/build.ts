@@ -26,7 +26,8 @@ export interface ServerDeps {
 const INSTRUCTIONS = [
   'zoekt-mcp searches source code indexed by Zoekt.',
   'Use search_code for text and regex search (Zoekt query syntax), search_symbols for where things are defined,',
-  'search_files to find files by name or path, find_references for the definitions and usages of one identifier.',
+  'search_files to find files by name or path, find_references for the definitions and usages of one identifier,',
+  'get_file to read a file, list_repos for what is indexed, get_health when calls fail.',
   'Every list result is paginated: pass next_cursor back as cursor with the same arguments.',
   'Errors carry a code and a hint that says what to do next.',
 ].join(' ');

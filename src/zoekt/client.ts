@@ -38,6 +38,8 @@ export interface SearchRequest {
   /** How many files Zoekt returns at most, after ranking. */
   maxDocs: number;
   contextLines?: number;
+  /** Return the whole content of each file (get_file). */
+  whole?: boolean;
   signal?: AbortSignal;
 }
 
@@ -85,6 +87,7 @@ export class ZoektClient {
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
+    if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
     return decodeSearch(reply);
   }

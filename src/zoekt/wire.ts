@@ -45,6 +45,8 @@ const FileMatch = z.object({
   Version: z.string().nullish(),
   Score: z.number(),
   ChunkMatches: z.array(ChunkMatch).nullish(),
+  /** The whole file (base64), only when the search asked for Whole. */
+  Content: z.string().nullish(),
 });
 
 const SearchStats = z.object({
@@ -145,6 +147,8 @@ export interface FileHit {
   version?: string;
   score: number;
   chunks: Chunk[];
+  /** The whole file as UTF-8 text, when the search asked for it. */
+  content?: string;
 }
 
 export interface SearchStatsOut {
@@ -233,6 +237,7 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
       chunks: (f.ChunkMatches ?? []).map(decodeChunk),
     };
     if (f.Version) hit.version = f.Version;
+    if (typeof f.Content === 'string') hit.content = Buffer.from(f.Content, 'base64').toString('utf8');
     return hit;
   });
   return {
@@ -290,6 +295,8 @@ export function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
 /** What we send in /api/search Opts. Durations are nanoseconds (Go time.Duration). */
 export interface SearchOptionsWire {
   ChunkMatches?: boolean;
+  /** Return each file's whole content in FileMatch.Content. */
+  Whole?: boolean;
   NumContextLines?: number;
   MaxDocDisplayCount: number;
   MaxWallTime: number;

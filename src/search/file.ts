@@ -1,0 +1,135 @@
+/**
+ * get_file: the text of one indexed file, by exact repository and path, through a Zoekt search
+ * that asks for the whole content. Lines are cut from the content as it is, so a range comes back
+ * byte for byte (CRLF, non-ASCII and all).
+ */
+import { invalidArgument, ToolError } from '../errors.js';
+import * as q from '../zoekt/query.js';
+import type { FileHit } from '../zoekt/wire.js';
+import { bareName } from './code.js';
+import { compareStrings } from './paging.js';
+import type { Searcher } from './searcher.js';
+import { closest, editDistance } from './text-distance.js';
+
+export const GET_FILE = 'get_file';
+
+export interface GetFileArgs {
+  repo: string;
+  path: string;
+  start_line?: number | undefined;
+  end_line?: number | undefined;
+  branch?: string | undefined;
+}
+
+export interface GetFileOutput {
+  repo: string;
+  path: string;
+  language: string;
+  branches?: string[];
+  version?: string;
+  start_line: number;
+  end_line: number;
+  total_lines: number;
+  truncated: boolean;
+  content: string;
+}
+
+export const FILE_LIMITS = { defaultLines: 400, maxLines: 2000 };
+
+const exact = (text: string) => `^${q.escapeRegex(text)}$`;
+
+/** Where each line starts, and how many lines the text has (a final newline does not open a line). */
+function lineStarts(content: string): number[] {
+  const starts = [0];
+  for (let i = content.indexOf('\n'); i >= 0; i = content.indexOf('\n', i + 1)) starts.push(i + 1);
+  if (starts.length > 1 && starts[starts.length - 1] === content.length) starts.pop();
+  if (content.length === 0) return [];
+  return starts;
+}
+
+export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: AbortSignal): Promise<GetFileOutput> {
+  const path = args.path.replace(/^\/+/, '');
+  if (path === '') throw invalidArgument('path is empty', 'Give the path inside the repository, e.g. src/main.go (search_files finds paths).');
+  if (args.start_line !== undefined && args.end_line !== undefined && args.end_line < args.start_line) {
+    throw invalidArgument(`end_line ${args.end_line} is before start_line ${args.start_line}`, 'Give end_line >= start_line, or leave end_line out.');
+  }
+  searcher.scope.check(args.repo);
+
+  const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(path)), args.branch !== undefined && q.branch(args.branch)));
+  const hits = (await searcher.wholeFiles(query, 10, signal)).filter(
+    (f) => f.repo === args.repo && f.path === path && (args.branch === undefined || f.branches.includes(args.branch)),
+  );
+  const file = hits[0];
+  if (!file || file.content === undefined) throw await notFound(searcher, args, path, signal);
+
+  const content = file.content;
+  const starts = lineStarts(content);
+  const total = starts.length;
+  const start = args.start_line ?? 1;
+  if (total > 0 && start > total) {
+    throw invalidArgument(`start_line ${start} is past the end of the file (${total} lines)`, `Ask for lines 1–${total}.`);
+  }
+  const wanted = args.end_line ?? (args.start_line !== undefined ? start + FILE_LIMITS.defaultLines - 1 : FILE_LIMITS.defaultLines);
+  const end = Math.min(total, wanted, start + FILE_LIMITS.maxLines - 1);
+  const from = total === 0 ? 0 : starts[start - 1]!;
+  const to = end >= total ? content.length : starts[end]!;
+  const out: GetFileOutput = {
+    repo: file.repo,
+    path: file.path,
+    language: file.language,
+    start_line: total === 0 ? 0 : start,
+    end_line: end,
+    total_lines: total,
+    truncated: end < total,
+    content: content.slice(from, to),
+  };
+  if (file.branches.length) out.branches = file.branches;
+  if (file.version) out.version = file.version;
+  return out;
+}
+
+async function notFound(searcher: Searcher, args: GetFileArgs, path: string, signal?: AbortSignal): Promise<ToolError> {
+  const repos = await searcher.list('', signal);
+  const names = repos.repos.map((r) => r.name);
+  if (!names.includes(args.repo)) {
+    const best = Math.min(...names.map((n) => editDistance(args.repo, n)));
+    const near = closest(args.repo, names, 3).filter((n) => editDistance(args.repo, n) <= best + 2);
+    const byLastPart = names.filter((n) => bareName(n).toLowerCase() === bareName(args.repo).toLowerCase() && !near.includes(n));
+    const suggestions = [...byLastPart, ...near].slice(0, 3);
+    return new ToolError(
+      'NOT_FOUND',
+      `repository '${args.repo}' is not indexed`,
+      suggestions.length
+        ? `Did you mean ${suggestions.map((n) => `'${n}'`).join(', ')}? Repository names are full names as list_repos shows them.`
+        : 'Call list_repos to see the indexed repository names (full names, e.g. github.com/acme/webapp).',
+    );
+  }
+  const base = path.split('/').pop()!;
+  const stem = base.replace(/\.[^.]*$/, '') || base;
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/') + 1) : '';
+  // Files named alike, files in the same directory, and files whose name starts the same.
+  const alike = [q.file(q.escapeRegex(stem)), q.file(`(?:^|/)${q.escapeRegex(stem.slice(0, 4))}[^/]*$`)];
+  if (dir) alike.push(q.file(`^${q.escapeRegex(dir)}[^/]*$`));
+  const query = q.render(q.and(q.caseMode('no'), q.fileNamesOnly(), q.repo(exact(args.repo)), q.or(...alike)));
+  const candidates = await searcher
+    .window({ query, size: 500, fresh: true, signal })
+    .then((w) => w.files)
+    .catch(() => [] as FileHit[]);
+  const near = [...new Set(candidates.map((f) => f.path))]
+    .map((p) => ({ p, d: Math.min(editDistance(path, p), editDistance(base, p.split('/').pop()!)) }))
+    .filter(({ p }) => p !== path)
+    .sort((a, b) => a.d - b.d || compareStrings(a.p, b.p))
+    .slice(0, 5)
+    .map(({ p }) => p);
+  const onBranch = args.branch !== undefined ? ` on branch '${args.branch}'` : '';
+  const otherBranches = candidates.find((f) => f.path === path)?.branches;
+  return new ToolError(
+    'NOT_FOUND',
+    `'${path}' is not an indexed file of ${args.repo}${onBranch}`,
+    otherBranches?.length && args.branch !== undefined
+      ? `It exists on ${otherBranches.map((b) => `'${b}'`).join(', ')}: call again with one of those branches, or without branch.`
+      : near.length
+        ? `Did you mean ${near.map((p) => `'${p}'`).join(', ')}? Paths are relative to the repository root; search_files finds files by name.`
+        : `search_files with {"pattern": "${base}", "repos": ["${args.repo}"]} finds files by name.`,
+  );
+}

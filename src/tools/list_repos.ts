@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, type ListReposOutput } from '../search/repos.js';
+import { defineTool } from './define.js';
+import { cursorArg, pagingFooter } from './shared.js';
+
+const input = z.strictObject({
+  filter: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe("A repo-name glob: 'github.com/acme/*', or a bare name like 'webapp' (matches the last part of a name)."),
+  limit: z.number().int().min(1).max(500).optional().describe(`Repositories per page (1–500, default ${LIST_REPOS_DEFAULTS.limit}).`),
+  cursor: cursorArg,
+});
+
+const output = z.object({
+  repos: z.array(
+    z.object({
+      name: z.string(),
+      url: z.string().optional(),
+      branches: z.array(z.object({ name: z.string(), version: z.string() })),
+      index_time: z.string().optional(),
+      has_symbols: z.boolean(),
+      files: z.number().int(),
+      content_bytes: z.number().int(),
+    }),
+  ),
+  totals: z.object({ repos: z.number().int(), shards: z.number().int(), documents: z.number().int(), index_bytes: z.number().int(), content_bytes: z.number().int() }),
+  next_cursor: z.string().optional(),
+  hint: z.string().optional(),
+});
+
+export function renderRepos(out: ListReposOutput): string {
+  const lines = out.repos.map((r) => {
+    const branches = r.branches.map((b) => `${b.name}@${b.version.slice(0, 10)}`).join(', ');
+    return `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}` : ''}`;
+  });
+  const t = out.totals;
+  lines.push('', `${out.repos.length} repo(s) on this page; ${t.repos} repo(s), ${t.documents} files, ${t.shards} shard(s), ${t.index_bytes} index bytes in all`);
+  lines.push(...pagingFooter(out));
+  return lines.join('\n');
+}
+
+export const listReposTool = defineTool({
+  name: LIST_REPOS,
+  title: 'List repositories',
+  description: [
+    'What is indexed: repository names (use them in repos filters and get_file), their branches and commits, index time, whether symbols were indexed, and sizes.',
+    'Sorted by name and paginated.',
+    'Examples:',
+    '- {}',
+    '- {"filter": "github.com/acme/*"}',
+    '- {"filter": "webapp"}',
+  ].join('\n'),
+  input,
+  output,
+  handler: (args, ctx) => listRepos(ctx.searcher, args, ctx.signal),
+  render: (out) => renderRepos(out),
+});
