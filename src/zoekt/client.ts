@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { queryErrorHint } from './query-errors.js';
+import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
 import {
   decodeList,
   decodeSearch,
@@ -229,7 +229,8 @@ export class ZoektClient {
       return body;
     }
     const zoektError = parseErrorBody(body);
-    if (status === 400 && zoektError !== undefined) {
+    // Zoekt reports a few query shapes it cannot run as HTTP 500; they are the query's fault, not Zoekt's.
+    if ((status === 400 || (status === 500 && isUnrunnableQuery(zoektError))) && zoektError !== undefined) {
       throw new AbortError(queryError(zoektError));
     }
     if (status === 404 || status === 405 || /text\/html/i.test(contentType)) {

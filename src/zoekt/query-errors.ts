@@ -124,6 +124,11 @@ const RULES: Rule[] = [
     hint: (m) => `${/archived/.test(m) ? 'archived' : /fork/.test(m) ? 'fork' : 'public'}: takes yes or no.`,
   },
   {
+    test: /inside query\.Symbol/,
+    hint: () =>
+      `Zoekt cannot run a sym: regex that is only an alternation of words ('sym:foo|bar'). Group it and anchor or extend it: 'sym:^(foo|bar)$' or 'sym:(foo|bar).*'. The search_symbols tool accepts such regexes as they are.`,
+  },
+  {
     test: /missing query/,
     hint: () => `The query is empty: give at least one search term.`,
   },
@@ -139,4 +144,9 @@ export function queryErrorHint(zoektMessage: string): string {
     if (rule.test.test(zoektMessage)) return rule.hint(zoektMessage, fragment);
   }
   return `Zoekt could not parse the query. Bare terms are RE2 regexes (escape . ( ) [ ] { } * + ? | ^ $ \\ to match them literally); fields are file:, repo:, lang:, sym:, case:, branch:, with '-' to negate and 'or' between alternatives. ${LITERAL_TIP}`;
+}
+
+/** Zoekt answers these query errors with HTTP 500 instead of 400. */
+export function isUnrunnableQuery(zoektMessage: string | undefined): boolean {
+  return zoektMessage !== undefined && /inside query\.Symbol/.test(zoektMessage);
 }

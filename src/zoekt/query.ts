@@ -40,8 +40,12 @@ export const repo = (re: string): QueryPart => atom(`repo:${quote(re)}`);
 export const branch = (name: string): QueryPart => atom(`branch:${quote(name)}`);
 /** A language by the name Zoekt reports (`TypeScript`, `Go Module`); Zoekt matches it exactly. */
 export const lang = (name: string): QueryPart => atom(`lang:${quote(name)}`);
-/** Symbol definitions whose name matches the regex (ctags symbols). */
-export const sym = (re: string): QueryPart => atom(`sym:${quote(re)}`);
+/**
+ * Symbol definitions whose name matches the regex (ctags symbols). Zoekt answers HTTP 500
+ * ("found *index.orMatchTree inside query.Symbol") when a sym: regex reduces to an alternation of
+ * plain words (`a|b`); an empty group after it keeps it a regex and matches the same names.
+ */
+export const sym = (re: string): QueryPart => atom(`sym:${quote(re.includes('|') ? `(?:${re})(?:)` : re)}`);
 /** Only file names: results are files whose path matched, no content lines. */
 export const fileNamesOnly = (): QueryPart => part('type:filename');
 export const caseMode = (mode: 'yes' | 'no' | 'auto'): QueryPart => part(`case:${mode}`);

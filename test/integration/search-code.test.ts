@@ -151,6 +151,14 @@ describe('query errors', () => {
     expect(err.hint).toMatch(hint);
   });
 
+  it('a sym: alternation of plain words, which Zoekt answers with HTTP 500, is QUERY_ERROR with the fix', async () => {
+    const err = failed(await call(mcp.client, 'search_code', { query: 'sym:Server|UserService' }));
+    expect(err.code).toBe('QUERY_ERROR');
+    expect(err.hint).toMatch(/sym:\^\(foo\|bar\)\$/);
+    const fixed = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^(Server|UserService)$' }));
+    expect(fixed.results.length).toBeGreaterThan(0);
+  });
+
   it.each(['foo )', '( foo', 'a ) or ( b'])('an unbalanced parenthesis %j is QUERY_ERROR', async (query) => {
     const err = failed(await call(mcp.client, 'search_code', { query }));
     expect(err.code).toBe('QUERY_ERROR');

@@ -175,6 +175,15 @@ describe('name globs', () => {
     const out = await symbols({ name: '^get(User|Status)$', regex: true, case_sensitive: true });
     expect(where(out)).toEqual(['javaapp/src/main/java/com/acme/UserService.java:42', 'webapp/src/services/UserService.ts:69']);
   });
+
+  it('takes a bare alternation of words, which Zoekt itself refuses in sym: (HTTP 500)', async () => {
+    const either = await symbols({ name: 'Server|UserService', regex: true, case_sensitive: true, limit: 100 });
+    const one = await symbols({ name: 'Server', regex: true, case_sensitive: true, limit: 100 });
+    const other = await symbols({ name: 'UserService', regex: true, case_sensitive: true, limit: 100 });
+    expect(one.symbols.length).toBeGreaterThan(0);
+    expect(other.symbols.length).toBeGreaterThan(0);
+    expect(where(either)).toEqual([...where(one), ...where(other)].sort());
+  });
 });
 
 describe('qualified names', () => {
