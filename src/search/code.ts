@@ -226,6 +226,8 @@ async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, offset: 
   const filters = describeFilters(args);
   if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}`);
   if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude the files: drop them one at a time`);
+  const scoped = searcher.scope.note();
+  if (scoped) tips.push(scoped);
   tips.push('try a shorter or more general term; list_repos shows what is indexed');
   return `No matches. Likely causes: ${tips.join('; ')}.`;
 }

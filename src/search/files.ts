@@ -53,11 +53,11 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
   const partial = partialReason(last);
   if (partial) out.partial = { reason: partial };
   if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_FILES, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (out.files.length === 0) out.hint = zeroFileHint(args, offset);
+  if (out.files.length === 0) out.hint = zeroFileHint(args, offset, searcher.scope.note());
   return out;
 }
 
-function zeroFileHint(args: FileSearchArgs, offset: number): string {
+function zeroFileHint(args: FileSearchArgs, offset: number, scopeNote: string | undefined): string {
   if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
   const tips: string[] = [];
   const pattern = args.pattern.trim();
@@ -72,5 +72,6 @@ function zeroFileHint(args: FileSearchArgs, offset: number): string {
   }
   const filters = describeFilters(args);
   if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude the files`);
+  if (scopeNote) tips.push(scopeNote);
   return `No files matched. ${tips.join('; ')}.`;
 }

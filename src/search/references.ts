@@ -207,7 +207,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   if (lines.length > offset + limit || (!window.exhausted && page.length === limit)) {
     out.next_cursor = encodeCursor(FIND_REFERENCES, { ...args }, { offset: offset + limit, pageSize: limit });
   }
-  const hint = referencesHint(args, pattern.member, definitionSymbols.length, lines.length, offset, scope);
+  const hint = referencesHint(args, pattern.member, definitionSymbols.length, lines.length, offset, scope, searcher.scope.note());
   if (hint) out.hint = hint;
   return out;
 }
@@ -226,11 +226,12 @@ function toDefinition(s: SymbolResult): Definition {
   return { repo: s.repo, path: s.path, line: s.line, column: s.column, kind: s.kind, text: s.signature };
 }
 
-function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, offset: number, scope: string | undefined): string | undefined {
+function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, offset: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
   if (offset > 0 && usages <= offset) return 'This page is past the last usage; the results ended on an earlier page.';
   if (definitions > 0 && usages > 0) return undefined;
   const filters = describeFilters(args);
-  const narrowing = filters.length ? ` The filters ${filters.join(', ')} may exclude them.` : '';
+  const confined = scopeNote ? ` Note that ${scopeNote}.` : '';
+  const narrowing = `${filters.length ? ` The filters ${filters.join(', ')} may exclude them.` : ''}${confined}`;
   if (definitions === 0 && usages === 0) {
     return (
       `Neither definitions nor whole-word usages of '${member}' (case-sensitive).${narrowing} ` +

@@ -47,6 +47,11 @@ export class RepoScope {
     );
   }
 
+  /** For zero-result hints: what a confined server cannot see, so an empty answer is not taken as "absent". */
+  note(): string | undefined {
+    return this.restricted ? `this server only searches repositories matching ${this.describe()} (list_repos shows them)` : undefined;
+  }
+
   describe(): string {
     return this.globs.map((g) => `'${g}'`).join(', ');
   }

@@ -261,11 +261,11 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const partial = partialReason(result) ?? (exhausted ? undefined : `more than ${FILE_WINDOWS[FILE_WINDOWS.length - 1]} files define matching symbols; only the best-ranked ones were read: narrow the name or add filters`);
   if (partial) out.partial = { reason: partial };
   if (ranked.length > offset + limit) out.next_cursor = encodeCursor(SEARCH_SYMBOLS, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (page.length === 0) out.hint = zeroSymbolHint(args, pattern, offset, files.length > 0);
+  if (page.length === 0) out.hint = zeroSymbolHint(args, pattern, offset, files.length > 0, searcher.scope.note());
   return out;
 }
 
-function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, offset: number, hadCandidates: boolean): string {
+function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, offset: number, hadCandidates: boolean, scopeNote: string | undefined): string {
   if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
   const tips: string[] = [];
   if (hadCandidates && args.kinds?.length) tips.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
@@ -275,6 +275,7 @@ function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, offset: nu
   if (!args.include_vendored) tips.push(vendoredHint());
   const filters = describeFilters(args);
   if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude it`);
+  if (scopeNote) tips.push(scopeNote);
   tips.push('symbols exist only for languages ctags parses (not JSON, YAML, TOML, XML or Makefiles) and repos indexed with ctags (list_repos shows has_symbols)');
   tips.push(`search_code with query '${args.name.replace(/'/g, '')}' finds the text anywhere`);
   return `No symbol definitions found. ${tips.join('; ')}.`;

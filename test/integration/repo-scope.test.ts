@@ -1,0 +1,271 @@
+/**
+ * --allow-repos: crafted attempts to reach other repositories, through query text and through
+ * arguments, on every tool. Each attempt runs on an adapter confined to two fixture repos and on
+ * an unconfined one: the unconfined run proves the attempt aims at real content elsewhere, the
+ * confined run must return nothing from elsewhere. The Zoekt query the confined adapter reports
+ * is also sent straight to Zoekt, so the query constraint is shown to hold on its own, without the
+ * adapter's second check of every answer.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { HealthOutput } from '../../src/search/health.js';
+import type { ListReposOutput } from '../../src/search/repos.js';
+import { connectStreamable, startAdapter, type Adapter } from '../support/http.js';
+import { call, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
+import { REPO_PREFIX } from '../support/zoekt.js';
+
+const WEBAPP = `${REPO_PREFIX}webapp`;
+const PYTOOLS = `${REPO_PREFIX}pytools`;
+const GOSVC = `${REPO_PREFIX}gosvc`;
+const ALLOW = `${WEBAPP},${REPO_PREFIX}py*`;
+const ALLOWED = new Set([WEBAPP, PYTOOLS]);
+
+interface Attempt {
+  tool: string;
+  args: Record<string, unknown>;
+  /** Error codes the confined adapter may answer with instead of results. */
+  mayFail?: string[];
+  /** Set when the unconfined adapter is expected to error too (so it proves nothing there). */
+  unconfinedFails?: boolean;
+}
+
+const code = (query: string, extra: Record<string, unknown> = {}, expect: Omit<Attempt, 'tool' | 'args'> = {}): Attempt => ({
+  tool: 'search_code',
+  args: { query, ...extra },
+  ...expect,
+});
+
+/** Every attempt targets content that exists outside webapp and pytools. */
+const ATTEMPTS: Attempt[] = [
+  // Query text: operators, fields, groups and quotes.
+  code('Server'),
+  code('Server or repo:gosvc'),
+  code('repo:gosvc Server'),
+  code('r:gosvc'),
+  code('repo:.* Server'),
+  code('-repo:webapp Server'),
+  code('-r:webapp -r:pytools func'),
+  code('( Server ) or ( repo:gosvc )'),
+  code('Server ) or ( repo:gosvc', {}, { mayFail: ['QUERY_ERROR'], unconfinedFails: true }),
+  code('Server) or (repo:gosvc', {}, { mayFail: ['QUERY_ERROR'], unconfinedFails: true }),
+  code('( ( repo:gosvc ) )'),
+  code('type:repo gosvc'),
+  code('type:repo Server'),
+  code('type:file ( Server or r:gosvc )'),
+  code('"Server" or r:"gosvc"'),
+  code('"Server|(x) or (repo:gosvc)"'),
+  code('\\" or repo:gosvc \\"'),
+  code('case:yes Server or repo:.*'),
+  code('case:no repo:gosvc'),
+  code('repo:webapp or repo:gosvc'),
+  code('repo:github.com/acme/(gosvc|javaapp)'),
+  code('branch:main or Server'),
+  code('file:server\\.go'),
+  code('lang:go func'),
+  code('sym:Server'),
+  code('Server\nor repo:gosvc'),
+  code('errors.New("server stopped")', { literal: true }),
+  code('Server', { repos: [GOSVC] }),
+  code('Server', { repos: ['*'] }),
+  code('Server', { repos: ['github.com/acme/*', 'gosvc'] }),
+  code('Server', { repos: ['**'] }),
+  code('Server', { repos: ['github.com/acme/[a-z]*'] }),
+  code('package', { paths: ['**'], branch: 'main' }),
+  // search_symbols: names, regexes and filters.
+  { tool: 'search_symbols', args: { name: 'Server' } },
+  { tool: 'search_symbols', args: { name: 'Server', repos: [GOSVC] } },
+  { tool: 'search_symbols', args: { name: '*' , limit: 100 } },
+  { tool: 'search_symbols', args: { name: 'Server|(") or repo:gosvc or sym:(")', regex: true } },
+  { tool: 'search_symbols', args: { name: '.*', regex: true, languages: ['go', 'java'] } },
+  // search_files: patterns and regexes.
+  { tool: 'search_files', args: { pattern: '**' } },
+  { tool: 'search_files', args: { pattern: '*.go', repos: ['*'] } },
+  { tool: 'search_files', args: { pattern: 'go\\.mod|(" or repo:"gosvc)', regex: true } },
+  { tool: 'search_files', args: { pattern: 'go.mod' } },
+  // find_references: identifiers and filters.
+  { tool: 'find_references', args: { symbol: 'Server' } },
+  { tool: 'find_references', args: { symbol: 'UserService', repos: ['*'] } },
+  { tool: 'find_references', args: { symbol: 'Start', languages: ['go'] } },
+];
+
+/** The repositories a successful answer names, tool by tool. */
+function reposIn(tool: string, out: Record<string, unknown>): string[] {
+  const list = (key: string, field = 'repo') => ((out[key] as Record<string, string>[] | undefined) ?? []).map((r) => r[field]!);
+  switch (tool) {
+    case 'search_code':
+      return list('results');
+    case 'search_symbols':
+      return list('symbols');
+    case 'search_files':
+      return list('files');
+    case 'find_references':
+      return [...list('definitions'), ...list('usages')];
+    case 'list_repos':
+      return list('repos', 'name');
+    case 'get_file':
+      return [out.repo as string];
+    default:
+      throw new Error(`no repo reader for ${tool}`);
+  }
+}
+
+/** Every page of a call, up to a bound, with the Zoekt queries each page reports. */
+async function allPages(client: Connected['client'], tool: string, args: Record<string, unknown>): Promise<{ repos: string[]; queries: string[]; error?: CallToolResult }> {
+  const repos: string[] = [];
+  const queries: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 40; page++) {
+    const result = await call(client, tool, { ...args, ...(cursor ? { cursor } : {}) });
+    if (result.isError) return { repos, queries, error: result };
+    const out = ok(result);
+    repos.push(...reposIn(tool, out));
+    if (typeof out.zoekt_query === 'string') queries.push(out.zoekt_query);
+    if (out.zoekt_queries) queries.push(...Object.values(out.zoekt_queries as Record<string, string>));
+    cursor = out.next_cursor as string | undefined;
+    if (!cursor) break;
+  }
+  return { repos, queries };
+}
+
+/** What Zoekt itself answers to a query, with no adapter in between. */
+async function zoektRepos(query: string): Promise<string[]> {
+  const res = await fetch(`${inject('zoektUrl')}/api/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ Q: query, Opts: { MaxDocDisplayCount: 5000 } }),
+  });
+  expect(res.status, query).toBe(200);
+  const body = (await res.json()) as { Result: { Files: { Repository: string }[] | null } };
+  return (body.Result.Files ?? []).map((f) => f.Repository);
+}
+
+const outside = (repos: string[]) => [...new Set(repos.filter((r) => !ALLOWED.has(r)))];
+
+let confined: Connected;
+let open: Connected;
+beforeAll(async () => {
+  const env = { ZOEKT_URL: inject('zoektUrl') };
+  [confined, open] = await Promise.all([connectStdio(env, ['--allow-repos', ALLOW]), connectStdio(env)]);
+});
+afterAll(async () => {
+  await Promise.all([confined?.close(), open?.close()]);
+});
+
+describe('--allow-repos against crafted query text and arguments', () => {
+  it('has at least 30 attempts, on every tool', () => {
+    expect(ATTEMPTS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(ATTEMPTS.map((a) => [`${a.tool} ${JSON.stringify(a.args)}`, a] as const))('%s', async (_label, attempt) => {
+    const unconfined = await allPages(open.client, attempt.tool, attempt.args);
+    if (attempt.unconfinedFails) {
+      expect(unconfined.error, 'the unconfined adapter was expected to refuse this').toBeDefined();
+    } else {
+      expect(unconfined.error && failed(unconfined.error)).toBeUndefined();
+      // The attempt is real: without the scope it reaches other repositories.
+      expect(outside(unconfined.repos).length).toBeGreaterThan(0);
+    }
+
+    const got = await allPages(confined.client, attempt.tool, attempt.args);
+    if (got.error) {
+      expect(attempt.mayFail ?? [], JSON.stringify(failed(got.error))).toContain(failed(got.error).code);
+      return;
+    }
+    expect(outside(got.repos)).toEqual([]);
+    // The query alone keeps Zoekt inside the scope; the adapter's own filter is a second lock.
+    expect(got.queries.length).toBeGreaterThan(0);
+    for (const query of got.queries) expect(outside(await zoektRepos(query)), query).toEqual([]);
+  });
+});
+
+describe('--allow-repos on list_repos, get_file and get_health', () => {
+  it('list_repos lists only the allowed repos, whatever the filter', async () => {
+    for (const filter of [undefined, 'gosvc', '*', 'github.com/acme/*', '**']) {
+      const out = ok<ListReposOutput>(await call(confined.client, 'list_repos', filter === undefined ? {} : { filter }));
+      const names = out.repos.map((r) => r.name);
+      expect(outside(names), `filter ${filter}`).toEqual([]);
+      if (filter !== 'gosvc') expect(names, `filter ${filter}`).toEqual([PYTOOLS, WEBAPP]);
+      else expect(out.hint).toMatch(/within this server's repositories/);
+      expect(out.totals.repos).toBe(names.length);
+      expect(out.totals.documents).toBe(out.repos.reduce((n, r) => n + r.files, 0));
+    }
+  });
+
+  it('list_repos pages within the scope', async () => {
+    const first = ok<ListReposOutput>(await call(confined.client, 'list_repos', { limit: 1 }));
+    const second = ok<ListReposOutput>(await call(confined.client, 'list_repos', { limit: 1, cursor: first.next_cursor }));
+    expect([...first.repos, ...second.repos].map((r) => r.name)).toEqual([PYTOOLS, WEBAPP]);
+    expect(second.next_cursor).toBeUndefined();
+  });
+
+  it('get_file refuses another repository with FORBIDDEN, without saying whether it exists', async () => {
+    for (const repo of [GOSVC, `${REPO_PREFIX}nonexistent`, 'github.com/acme/.*', `${WEBAPP}/../gosvc`, 'gosvc']) {
+      const unconfined = await call(open.client, 'get_file', { repo, path: 'go.mod' });
+      if (repo === GOSVC) expect(unconfined.isError).toBeFalsy();
+      const err = failed(await call(confined.client, 'get_file', { repo, path: 'go.mod' }));
+      expect(err.code, repo).toBe('FORBIDDEN');
+      expect(err.hint).toMatch(/list_repos/);
+      expect(`${err.message} ${err.hint}`).not.toMatch(/gosvc.*exists|did you mean/i);
+    }
+  });
+
+  it('get_file reads an allowed repository, and a path cannot climb out of it', async () => {
+    const out = ok<{ repo: string; content: string }>(await call(confined.client, 'get_file', { repo: PYTOOLS, path: 'setup.cfg' }));
+    expect(out.repo).toBe(PYTOOLS);
+    expect(out.content.length).toBeGreaterThan(0);
+    for (const path of ['../gosvc/go.mod', '/../../gosvc/go.mod', '**/go.mod', '.*']) {
+      const err = failed(await call(confined.client, 'get_file', { repo: WEBAPP, path }));
+      expect(err.code, path).toBe('NOT_FOUND');
+      // The path given is echoed back; nothing else may come from another repository.
+      expect(`${err.message.replaceAll(path.replace(/^\/+/, ''), '')} ${err.hint}`, path).not.toMatch(/gosvc|javaapp|rustlib|native|manyhits|docs-only/);
+    }
+  });
+
+  it('get_health counts only the allowed repositories', async () => {
+    const scoped = ok<HealthOutput>(await call(confined.client, 'get_health', {}));
+    const all = ok<HealthOutput>(await call(open.client, 'get_health', {}));
+    const listed = ok<ListReposOutput>(await call(confined.client, 'list_repos', {}));
+    expect(scoped.status).toBe('ok');
+    expect(scoped.index!.repos).toBe(2);
+    expect(scoped.index!.documents).toBe(listed.repos.reduce((n, r) => n + r.files, 0));
+    expect(scoped.index!.documents).toBeLessThan(all.index!.documents);
+    expect(all.index!.repos).toBe(inject('repos').length);
+  });
+
+  it('a scope that matches nothing says so instead of returning silent empties', async () => {
+    const none = await connectStdio({ ZOEKT_URL: inject('zoektUrl') }, ['--allow-repos', 'github.com/other/*']);
+    try {
+      const health = ok<HealthOutput>(await call(none.client, 'get_health', {}));
+      expect(health.status).toBe('degraded');
+      expect(health.hint).toMatch(/no indexed repository matches --allow-repos 'github\.com\/other\/\*'/);
+      const code = ok<{ results: unknown[]; hint?: string }>(await call(none.client, 'search_code', { query: 'Server' }));
+      expect(code.results).toEqual([]);
+      expect(code.hint).toMatch(/github\.com\/other\/\*/);
+    } finally {
+      await none.close();
+    }
+  });
+});
+
+describe('--allow-repos over Streamable HTTP', () => {
+  let adapter: Adapter;
+  beforeAll(async () => {
+    adapter = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--allow-repos', ALLOW] });
+  });
+  afterAll(() => adapter?.stop());
+
+  it('confines every request, each with its own server', async () => {
+    const mcp = await connectStreamable(adapter.url);
+    try {
+      for (const attempt of [code('Server or repo:gosvc'), { tool: 'search_files', args: { pattern: '**' } }, { tool: 'find_references', args: { symbol: 'Server' } }]) {
+        const got = await allPages(mcp.client, attempt.tool, attempt.args);
+        expect(got.error).toBeUndefined();
+        expect(outside(got.repos), attempt.tool).toEqual([]);
+      }
+      const err = failed(await call(mcp.client, 'get_file', { repo: GOSVC, path: 'go.mod' }));
+      expect(err.code).toBe('FORBIDDEN');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
