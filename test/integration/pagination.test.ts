@@ -12,11 +12,13 @@ import { call, connectInProcess, connectStdio, failed, ok, type Connected } from
 type Out = Record<string, unknown> & { next_cursor?: string };
 
 /** Each list tool, a query with more than three pages, its page size and its list field. */
-const WALKS: { tool: string; args: Record<string, unknown>; limit: number; big: number; list: string; pages: number }[] = [
+const WALKS: { tool: string; args: Record<string, unknown>; limit: number; big: number; list: string; pages: number; ranked?: false }[] = [
   { tool: 'search_code', args: { query: 'paginate_marker', context_lines: 0 }, limit: 10, big: 50, list: 'results', pages: 5 },
   { tool: 'search_symbols', args: { name: 'process' }, limit: 5, big: 100, list: 'symbols', pages: 6 },
   { tool: 'search_files', args: { pattern: '*.spec.ts' }, limit: 10, big: 200, list: 'files', pages: 4 },
   { tool: 'find_references', args: { symbol: 'paginate_marker' }, limit: 50, big: 200, list: 'usages', pages: 4 },
+  // Eight fixture repos; /api/list is one cheap call with no ranked window to cache.
+  { tool: 'list_repos', args: {}, limit: 2, big: 500, list: 'repos', pages: 4, ranked: false },
 ];
 
 let stdio: Connected;
@@ -36,8 +38,10 @@ async function walk(client: Client, tool: string, args: Record<string, unknown>,
   return { items: pages.flatMap((p) => p[list] as unknown[]), pages };
 }
 
-const identity = (tool: string, item: Record<string, unknown>) =>
-  tool === 'search_code' || tool === 'search_files' ? `${String(item.repo)}/${String(item.path)}` : `${String(item.repo)}/${String(item.path)}:${String(item.line)}`;
+function identity(tool: string, item: Record<string, unknown>): string {
+  if (tool === 'list_repos') return String(item.name);
+  return tool === 'search_code' || tool === 'search_files' ? `${String(item.repo)}/${String(item.path)}` : `${String(item.repo)}/${String(item.path)}:${String(item.line)}`;
+}
 
 describe('walking every page of each list tool', () => {
   it.each(WALKS)('$tool: all pages equal one big page, in order, once each', async ({ tool, args, limit, big, list, pages }) => {
@@ -66,7 +70,7 @@ describe('cursors', () => {
     const mid = Math.floor(bytes.length / 2);
     bytes[mid] = bytes[mid]! ^ 0x01;
     const flipped = bytes.toString('base64url');
-    const otherArgs = tool === 'search_code' ? { ...args, context_lines: 1 } : { ...args, repos: ['manyhits'] };
+    const otherArgs = tool === 'search_code' ? { ...args, context_lines: 1 } : tool === 'list_repos' ? { filter: 'github.com/acme/*' } : { ...args, repos: ['manyhits'] };
     for (const [what, bad, callArgs] of [
       ['garbage', 'not a cursor!', { ...args, limit }],
       ['base64 garbage', Buffer.from('hello world').toString('base64url'), { ...args, limit }],
@@ -118,7 +122,7 @@ describe('the window cache', () => {
     return { conn, counter };
   }
 
-  it.each(WALKS)('$tool: page 2 comes from the cache when warm, and from Zoekt, the same, when cold', async ({ tool, args, limit, list }) => {
+  it.each(WALKS.filter((w) => w.ranked !== false))('$tool: page 2 comes from the cache when warm, and from Zoekt, the same, when cold', async ({ tool, args, limit, list }) => {
     const warm = await counted();
     const cold = await counted(new WindowCache({ maxBytes: 0, ttlMs: 1000 }));
     try {
