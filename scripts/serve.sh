@@ -2,6 +2,7 @@
 # Serves zoekt-mcp for real. Installs what is missing, indexes the repositories listed in
 # zoekt-config/repos (by default this repository), starts zoekt-webserver -rpc (or reuses one
 # already answering on the port), then:
+#   - with --http (and any other flags of dist/cli.js): serves MCP over HTTP in the foreground;
 #   - spawned by an MCP client (stdin is not a terminal): serves MCP over stdio;
 #   - run in a terminal: prints how to connect and keeps Zoekt running until Ctrl-C.
 # Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
@@ -56,7 +57,23 @@ else
   say "zoekt-webserver serving $index at $url (log: $data/webserver.log)"
 fi
 
-if [ -t 0 ]; then
+http=false
+for arg in "$@"; do [ "$arg" = "--http" ] && http=true; done
+
+if $http; then
+  # MCP over HTTP in the foreground (flags as in `node dist/cli.js --help`); Ctrl-C or SIGTERM
+  # shuts it down gracefully, then Zoekt is stopped.
+  say "serving MCP over HTTP"
+  ZOEKT_URL="$url" node dist/cli.js "$@" >&3 &
+  mcp_pid=$!
+  signalled=false
+  trap 'signalled=true; kill -TERM "$mcp_pid" 2>/dev/null || true' INT TERM
+  status=0
+  wait "$mcp_pid" || status=$?
+  # A signal interrupts the first wait; the second gives the server's own exit status.
+  if $signalled; then status=0; wait "$mcp_pid" || status=$?; fi
+  exit "$status"
+elif [ -t 0 ]; then
   cat <<MSG
 
 Zoekt is serving at $url. Connect an MCP client with this server entry (stdio):

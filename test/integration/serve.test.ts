@@ -1,11 +1,12 @@
 /**
  * The README's serve command in a fresh clone: a client spawns scripts/serve.sh, which installs
  * what is missing, indexes the repositories of zoekt-config/repos (this repository), starts
- * zoekt-webserver and serves MCP over stdio. The clone shares this checkout's Zoekt build
- * (ZOEKT_MCP_TOOLS_DIR) so the test does not compile Zoekt twice; npm packages are installed
- * in the clone as a user's first run would.
+ * zoekt-webserver and serves MCP over stdio; with --http it serves MCP over HTTP until SIGTERM.
+ * The clone shares this checkout's Zoekt build (ZOEKT_MCP_TOOLS_DIR) so the test does not compile
+ * Zoekt twice; npm packages are installed in the clone as a user's first run would.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,18 +14,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
+import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { freePort, ROOT } from '../support/zoekt.js';
 
+let work: string;
+let clone: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-serve-'));
+  clone = join(work, 'zoekt-mcp');
+  execFileSync('git', ['clone', '-q', ROOT, clone]);
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
 describe('scripts/serve.sh in a fresh clone', () => {
-  let work: string;
   let client: Client;
   let stderr = '';
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-serve-'));
-    const clone = join(work, 'zoekt-mcp');
-    execFileSync('git', ['clone', '-q', ROOT, clone]);
     const transport = new StdioClientTransport({
       command: 'bash',
       args: [join(clone, 'scripts/serve.sh')],
@@ -47,7 +54,6 @@ describe('scripts/serve.sh in a fresh clone', () => {
 
   afterAll(async () => {
     await client?.close();
-    rmSync(work, { recursive: true, force: true });
   });
 
   it('answers tools/list', async () => {
@@ -62,4 +68,44 @@ describe('scripts/serve.sh in a fresh clone', () => {
     expect(hit, JSON.stringify(out)).toBeDefined();
     expect(hit!.matches[0]!.symbol).toEqual({ name: 'buildServer', kind: 'function' });
   });
+});
+
+describe('scripts/serve.sh --http', () => {
+  it('serves Streamable HTTP until SIGTERM, then stops its Zoekt and exits 0', async () => {
+    const [port, zoektPort] = [await freePort(), await freePort()];
+    const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', String(port)], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? work,
+        ZOEKT_PORT: String(zoektPort),
+        ZOEKT_MCP_DATA: join(work, 'data-http'),
+        ZOEKT_MCP_TOOLS_DIR: join(ROOT, '.tools'),
+        ZOEKT_MCP_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const listening = new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('"msg":"serving MCP over HTTP"')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`serve.sh exited ${code}: ${stderr}`)));
+    });
+    try {
+      await listening;
+      const mcp = await connectStreamable(`http://127.0.0.1:${port}`);
+      const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
+      expect(out.results.map((r) => r.path)).toContain('src/server/build.ts');
+      await mcp.close();
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain('"msg":"stopped"');
+      await expect(fetch(`http://127.0.0.1:${zoektPort}/healthz`)).rejects.toThrow();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 300_000);
 });
