@@ -103,7 +103,16 @@ describe('scripts/serve.sh --http', () => {
       const [code] = await exited;
       expect(code, stderr).toBe(0);
       expect(stderr).toContain('"msg":"stopped"');
-      await expect(fetch(`http://127.0.0.1:${zoektPort}/healthz`)).rejects.toThrow();
+      // Zoekt got SIGTERM on the script's exit; give it a moment to close its port.
+      let zoektGone = false;
+      for (let i = 0; i < 50 && !zoektGone; i++) {
+        zoektGone = await fetch(`http://127.0.0.1:${zoektPort}/healthz`).then(
+          () => false,
+          () => true,
+        );
+        if (!zoektGone) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(zoektGone).toBe(true);
     } finally {
       child.kill('SIGKILL');
     }
