@@ -71,9 +71,10 @@ async function setUp(env: Record<string, string> = {}): Promise<{ zoekt: Gate; a
 }
 
 describe.each([
-  ['Streamable HTTP', connectStreamable, { in_flight: 1 }],
-  ['SSE', connectSse, { sse_sessions: 1, sse_pending: 1 }],
-] as const)('SIGTERM over %s', (_name, connect, counts) => {
+  ['SIGTERM', 'Streamable HTTP', connectStreamable, { in_flight: 1 }],
+  ['SIGTERM', 'SSE', connectSse, { sse_sessions: 1, sse_pending: 1 }],
+  ['SIGINT', 'Streamable HTTP', connectStreamable, { in_flight: 1 }],
+] as const)('%s over %s', (signal, _name, connect, counts) => {
   it('stops taking connections, finishes the call in flight with its result, then exits 0', async () => {
     const { zoekt, adapter } = await setUp();
     const mcp: Connected = await connect(adapter.url);
@@ -82,7 +83,7 @@ describe.each([
     const pending = call(mcp.client, 'search_code', SEARCH);
     pending.catch(() => undefined); // awaited below; a failure must not count as unhandled meanwhile
     await zoekt.arrived;
-    adapter.process.kill('SIGTERM');
+    adapter.process.kill(signal);
     const draining = await adapter.waitForLog(SHUTTING_DOWN);
     expect(draining).toMatchObject(counts);
 
