@@ -111,7 +111,11 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const partial = partialReason(last);
   if (partial) out.partial = { reason: partial };
   if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_CODE, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (results.length === 0) out.hint = await zeroResultHint(searcher, args, offset, signal);
+  if (results.length === 0) {
+    const hint = await zeroResultHint(searcher, args, offset, signal);
+    // An empty answer from a search that did not finish says nothing about the corpus.
+    out.hint = partial ? `The search did not complete (${partial}), so matches may exist. Check Zoekt's log or call get_health. ${hint}` : hint;
+  }
   return out;
 }
 

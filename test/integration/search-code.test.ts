@@ -135,6 +135,17 @@ describe('case sensitivity', () => {
   });
 });
 
+describe('incomplete searches', () => {
+  // The pinned Zoekt panics in one shard on this query (type:file under an `or` with repo:) and
+  // reports the shard as crashed: a real partial answer, with no fault injection.
+  it('reports a crashed shard as partial, and an empty answer says matches may exist', async () => {
+    const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'type:file Server or repo:gosvc' }));
+    expect(out.partial?.reason).toMatch(/1 index shard\(s\) failed/);
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/^The search did not complete .* matches may exist/);
+  });
+});
+
 describe('query errors', () => {
   it.each([
     ['foo(', /never closed.*foo\\\(/],
