@@ -59,7 +59,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   const hits = (await searcher.wholeFiles(query, 10, signal)).filter(
     (f) => f.repo === args.repo && f.path === path && (args.branch === undefined || f.branches.includes(args.branch)),
   );
-  const file = hits[0];
+  const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
   if (!file || file.content === undefined) throw await notFound(searcher, args, path, signal);
 
   const content = file.content;
@@ -86,6 +86,17 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   if (file.branches.length) out.branches = file.branches;
   if (file.version) out.version = file.version;
   return out;
+}
+
+/**
+ * A path whose content differs between branches is one document per version, in no set order;
+ * without a branch argument the version on the repository's first branch (its default) wins.
+ */
+async function onFirstBranch(searcher: Searcher, repo: string, hits: FileHit[], signal?: AbortSignal): Promise<FileHit | undefined> {
+  const listed = await searcher.list(q.render(q.repo(exact(repo))), signal);
+  const order = listed.repos.find((r) => r.name === repo)?.branches.map((b) => b.name) ?? [];
+  const rank = (f: FileHit) => Math.min(...f.branches.map((b) => (order.includes(b) ? order.indexOf(b) : order.length)));
+  return [...hits].sort((a, b) => rank(a) - rank(b))[0];
 }
 
 async function notFound(searcher: Searcher, args: GetFileArgs, path: string, signal?: AbortSignal): Promise<ToolError> {

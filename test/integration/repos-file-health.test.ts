@@ -2,7 +2,9 @@
  * list_repos, get_file and get_health through the built CLI over stdio, against the real Zoekt.
  * Expected contents are read from the fixture files on disk.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { GetFileOutput } from '../../src/search/file.js';
@@ -10,7 +12,7 @@ import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { corpusFiles } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
-import { DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, REPO_PREFIX } from '../support/zoekt.js';
+import { CTAGS_COMMAND, DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, git, REPO_PREFIX, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
 
 let mcp: Connected;
 beforeAll(async () => {
@@ -112,6 +114,44 @@ describe('get_file', () => {
     const main = failed(await call(mcp.client, 'get_file', { repo: `${REPO_PREFIX}webapp`, path: DEV_BRANCH_FILE, branch: 'main' }));
     expect(main.code).toBe('NOT_FOUND');
     expect(main.hint).toContain("'dev'");
+  });
+
+  it('without a branch, reads the version on the default branch when the branches differ', async () => {
+    // One repository whose file differs between main and dev: Zoekt holds two documents for the
+    // path and returns them in no fixed order.
+    const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-branches-'));
+    const repoDir = join(work, 'branchy');
+    mkdirSync(repoDir);
+    git(repoDir, 'init', '-q', '-b', 'main');
+    git(repoDir, 'config', 'zoekt.name', `${REPO_PREFIX}branchy`);
+    writeFileSync(join(repoDir, 'version.txt'), 'version on main\n');
+    git(repoDir, 'add', '-A');
+    git(repoDir, 'commit', '-q', '-m', 'main');
+    git(repoDir, 'checkout', '-q', '-b', 'dev');
+    writeFileSync(join(repoDir, 'version.txt'), 'version on dev\n');
+    git(repoDir, 'commit', '-q', '-am', 'dev');
+    git(repoDir, 'checkout', '-q', 'main');
+    execFileSync(join(ZOEKT_BIN, 'zoekt-git-index'), ['-require_ctags', '-branches', 'main,dev', '-index', join(work, 'index'), repoDir], {
+      env: { ...process.env, CTAGS_COMMAND },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const zoekt = await startWebserver({ indexDir: join(work, 'index'), expectRepos: 1 });
+    const own = await connectStdio({ ZOEKT_URL: zoekt.url });
+    try {
+      const args = { repo: `${REPO_PREFIX}branchy`, path: 'version.txt' };
+      for (let i = 0; i < 10; i++) {
+        const out = ok<GetFileOutput>(await call(own.client, 'get_file', args));
+        expect(out.content).toBe('version on main\n');
+        expect(out.branches).toEqual(['main']);
+      }
+      const dev = ok<GetFileOutput>(await call(own.client, 'get_file', { ...args, branch: 'dev' }));
+      expect(dev.content).toBe('version on dev\n');
+      expect(dev.branches).toEqual(['dev']);
+    } finally {
+      await own.close();
+      await zoekt.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('answers NOT_FOUND with the nearest repository or paths', async () => {

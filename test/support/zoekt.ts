@@ -29,7 +29,7 @@ export function fixtureRepos(): string[] {
     .sort();
 }
 
-function git(cwd: string, ...args: string[]): string {
+export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
