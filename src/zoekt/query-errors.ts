@@ -5,6 +5,9 @@
 
 const LITERAL_TIP = 'To search the exact text instead, call again with literal: true.';
 
+/** Zoekt's HTTP 500 for a sym: regex that is only an alternation of words. */
+const SYMBOL_ALTERNATION = /inside query\.Symbol/;
+
 /** The fragment Go quotes in backticks at the end of a regexp error, e.g. missing closing ): `foo(`. */
 function quotedFragment(message: string): string | undefined {
   const m = /`([^`]*)`\s*$/.exec(message);
@@ -124,7 +127,7 @@ const RULES: Rule[] = [
     hint: (m) => `${/archived/.test(m) ? 'archived' : /fork/.test(m) ? 'fork' : 'public'}: takes yes or no.`,
   },
   {
-    test: /inside query\.Symbol/,
+    test: SYMBOL_ALTERNATION,
     hint: () =>
       `Zoekt cannot run a sym: regex that is only an alternation of words ('sym:foo|bar'). Group it and anchor or extend it: 'sym:^(foo|bar)$' or 'sym:(foo|bar).*'. The search_symbols tool accepts such regexes as they are.`,
   },
@@ -148,5 +151,5 @@ export function queryErrorHint(zoektMessage: string): string {
 
 /** Zoekt answers these query errors with HTTP 500 instead of 400. */
 export function isUnrunnableQuery(zoektMessage: string | undefined): boolean {
-  return zoektMessage !== undefined && /inside query\.Symbol/.test(zoektMessage);
+  return zoektMessage !== undefined && SYMBOL_ALTERNATION.test(zoektMessage);
 }
