@@ -94,13 +94,13 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
   const maxPerFile = args.max_matches_per_file ?? CODE_DEFAULTS.max_matches_per_file;
   const offset = args.cursor ? decodeCursor(SEARCH_CODE, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = searcher.confine(buildCodeQuery(args));
+  const query = buildCodeQuery(args);
 
-  const { page, window: last } = await searcher.filePage({ query: zoektQuery, contextLines, signal }, offset, limit);
+  const { page, window: last } = await searcher.filePage({ query, contextLines, signal }, offset, limit);
 
   const results = page.items.map((f) => toFileResult(f, contextLines, maxPerFile));
   const out: CodeSearchOutput = {
-    zoekt_query: zoektQuery,
+    zoekt_query: searcher.confine(query),
     results,
     stats: {
       files: Math.max(last.stats.fileCount, page.window.items.length),

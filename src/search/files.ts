@@ -42,11 +42,11 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
   const offset = args.cursor ? decodeCursor(SEARCH_FILES, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = searcher.confine(buildFileQuery(args));
+  const query = buildFileQuery(args);
 
-  const { page, window: last } = await searcher.filePage({ query: zoektQuery, signal }, offset, limit);
+  const { page, window: last } = await searcher.filePage({ query, signal }, offset, limit);
   const out: FileSearchOutput = {
-    zoekt_query: zoektQuery,
+    zoekt_query: searcher.confine(query),
     files: page.items.map((f) => ({ repo: f.repo, path: f.path, language: f.language })),
     stats: { files: Math.max(last.stats.fileCount, page.window.items.length), duration_ms: Date.now() - started },
   };

@@ -135,8 +135,8 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   const pattern = parseName(symbol, false);
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
-  const definitionsQuery = searcher.confine(buildSymbolQuery({ ...filters, name: symbol, case_sensitive: true, include_vendored: true }, pattern));
-  const usagesQuery = searcher.confine(q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters))));
+  const definitionsQuery = buildSymbolQuery({ ...filters, name: symbol, case_sensitive: true, include_vendored: true }, pattern);
+  const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
   // Both questions go to Zoekt at once; the usage window is refined afterwards if needed. A
   // window cached by an earlier page is tried first (it usually holds this page too).
@@ -191,7 +191,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   const definitions = offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [];
   const out: ReferenceOutput = {
     symbol,
-    zoekt_queries: { definitions: definitionsQuery, usages: usagesQuery },
+    zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
     definitions,
     usages: page,
     stats: {

@@ -31,9 +31,12 @@ export class RepoScope {
     return !this.restricted || this.regexes.some((re) => re.test(repo));
   }
 
-  /** The query with the scope ANDed at its top level (our queries never have a top-level `or`). */
+  /**
+   * The query with the scope ANDed at its top level (our queries never have a top-level `or`).
+   * Always appended, never "already there": user text can end with the same characters.
+   */
   confine(query: string): string {
-    if (!this.restricted || query.endsWith(` ${this.constraint}`) || query === this.constraint) return query;
+    if (!this.restricted) return query;
     return query.trim() === '' ? this.constraint : `${query} ${this.constraint}`;
   }
 

@@ -38,7 +38,10 @@ export class Searcher {
     readonly scope: RepoScope = RepoScope.ALL,
   ) {}
 
-  /** The query as it must be sent: confined to the allowed repositories. Tools report this text. */
+  /**
+   * The query as it is sent: confined to the allowed repositories. Tools report this text; they
+   * pass the unconfined query to the methods below, which confine it exactly once.
+   */
   confine(query: string): string {
     return this.scope.confine(query);
   }

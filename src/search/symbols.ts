@@ -233,10 +233,10 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const kinds = parseKinds(args.kinds);
   const pattern = parseName(args.name, args.regex ?? false);
   const offset = args.cursor ? decodeCursor(SEARCH_SYMBOLS, { ...args }, args.cursor).offset : 0;
-  const zoektQuery = searcher.confine(buildSymbolQuery(args, pattern));
+  const query = buildSymbolQuery(args, pattern);
   const caseSensitive = args.case_sensitive ?? false;
 
-  const { files, window: result } = await candidateFiles(searcher, zoektQuery, offset === 0, signal);
+  const { files, window: result } = await candidateFiles(searcher, query, offset === 0, signal);
   const exhausted = result.exhausted;
 
   const ranked: Ranked[] = [];
@@ -254,7 +254,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
 
   const page = ranked.slice(offset, offset + limit).map((r) => r.symbol);
   const out: SymbolSearchOutput = {
-    zoekt_query: zoektQuery,
+    zoekt_query: searcher.confine(query),
     symbols: page,
     stats: { symbols: ranked.length, files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size, duration_ms: Date.now() - started },
   };

@@ -10,6 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
+import { RepoScope } from '../../src/search/scope.js';
 import { connectStreamable, startAdapter, type Adapter } from '../support/http.js';
 import { call, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
@@ -19,6 +20,8 @@ const PYTOOLS = `${REPO_PREFIX}pytools`;
 const GOSVC = `${REPO_PREFIX}gosvc`;
 const ALLOW = `${WEBAPP},${REPO_PREFIX}py*`;
 const ALLOWED = new Set([WEBAPP, PYTOOLS]);
+/** The constraint the server appends, as text a query could imitate. */
+const CONSTRAINT = new RepoScope(ALLOW.split(',')).confine('');
 
 interface Attempt {
   tool: string;
@@ -64,6 +67,10 @@ const ATTEMPTS: Attempt[] = [
   code('lang:go func'),
   code('sym:Server'),
   code('Server\nor repo:gosvc'),
+  // The query is sent as `( text )`, so this text makes it end with the server's own constraint;
+  // `\ ` glues the constraint's `(` into the term before it, so the grouping still balances. A
+  // server that skipped queries "already confined" would send this one bare.
+  code(`Server or branch:x\\ ${CONSTRAINT.replace(/ \)$/, '')}`),
   code('errors.New("server stopped")', { literal: true }),
   code('Server', { repos: [GOSVC] }),
   code('Server', { repos: ['*'] }),
