@@ -1,7 +1,7 @@
 /**
  * get_file: the text of one indexed file, by exact repository and path, through a Zoekt search
- * that asks for the whole content. Lines are cut from the content as it is, so a range comes back
- * byte for byte (CRLF, non-ASCII and all).
+ * that asks for the whole content. Lines are cut from the content as it is, so a range of a UTF-8
+ * file comes back byte for byte (CRLF, non-ASCII and all); other encodings are flagged in `hint`.
  */
 import { invalidArgument, ToolError } from '../errors.js';
 import * as q from '../zoekt/query.js';
@@ -32,6 +32,7 @@ export interface GetFileOutput {
   total_lines: number;
   truncated: boolean;
   content: string;
+  hint?: string;
 }
 
 export const FILE_LIMITS = { defaultLines: 400, maxLines: 2000 };
@@ -60,9 +61,17 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
     (f) => f.repo === args.repo && f.path === path && (args.branch === undefined || f.branches.includes(args.branch)),
   );
   const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
-  if (!file || file.content === undefined) throw await notFound(searcher, args, path, signal);
-
-  const content = file.content;
+  if (!file) throw await notFound(searcher, args, path, signal);
+  // Zoekt leaves Content out for an empty file.
+  const content = file.content ?? '';
+  const skipped = skipReason(content);
+  if (skipped) {
+    throw new ToolError(
+      'NOT_FOUND',
+      `'${path}' is in the index of ${args.repo} without its content: Zoekt skipped it because it ${skipped}`,
+      'Zoekt keeps no text for binary files, files over its size limit (zoekt-git-index -file_limit, 2 MiB by default) or files under 3 bytes. Read it from the repository itself.',
+    );
+  }
   const starts = lineStarts(content);
   const total = starts.length;
   const start = args.start_line ?? 1;
@@ -85,6 +94,9 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   };
   if (file.branches.length) out.branches = file.branches;
   if (file.version) out.version = file.version;
+  if (file.contentNotUtf8) {
+    out.hint = 'The file is not valid UTF-8 (perhaps Latin-1 or another legacy encoding): bytes that are not UTF-8 are shown as U+FFFD, so this text is not byte-exact.';
+  }
   return out;
 }
 
@@ -97,6 +109,13 @@ async function onFirstBranch(searcher: Searcher, repo: string, hits: FileHit[], 
   const order = listed.repos.find((r) => r.name === repo)?.branches.map((b) => b.name) ?? [];
   const rank = (f: FileHit) => Math.min(...f.branches.map((b) => (order.includes(b) ? order.indexOf(b) : order.length)));
   return [...hits].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** What Zoekt stores instead of the content of a file it did not index (index/shard_builder.go). */
+const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too few trigrams|contains binary content|contains too many trigrams|object missing from repository)$/;
+
+function skipReason(content: string): string | undefined {
+  return content.length < 100 ? NOT_INDEXED.exec(content)?.[1] : undefined;
 }
 
 async function notFound(searcher: Searcher, args: GetFileArgs, path: string, signal?: AbortSignal): Promise<ToolError> {
@@ -133,7 +152,8 @@ async function notFound(searcher: Searcher, args: GetFileArgs, path: string, sig
     .slice(0, 5)
     .map(({ p }) => p);
   const onBranch = args.branch !== undefined ? ` on branch '${args.branch}'` : '';
-  const otherBranches = candidates.find((f) => f.path === path)?.branches;
+  // One document per distinct version: the path's branches are spread over all of them.
+  const otherBranches = [...new Set(candidates.filter((f) => f.path === path).flatMap((f) => f.branches))];
   return new ToolError(
     'NOT_FOUND',
     `'${path}' is not an indexed file of ${args.repo}${onBranch}`,

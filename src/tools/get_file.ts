@@ -26,6 +26,7 @@ const output = z.object({
   total_lines: z.number().int(),
   truncated: z.boolean(),
   content: z.string(),
+  hint: z.string().optional(),
 });
 
 export function renderFile(out: GetFileOutput): string {
@@ -35,7 +36,7 @@ export function renderFile(out: GetFileOutput): string {
   const header = `${out.repo}/${out.path} (${out.language || 'unknown language'}) lines ${out.start_line}–${out.end_line} of ${out.total_lines}`;
   const body = out.content === '' ? [] : lines.map((l, i) => `${String(out.start_line + i).padStart(width)}  ${l.replace(/\r$/, '')}`);
   const footer = out.truncated ? [`… ${out.total_lines - out.end_line} more line(s): call again with start_line ${out.end_line + 1}`] : [];
-  return [header, ...body, ...footer].join('\n');
+  return [header, ...body, ...footer, ...(out.hint ? [`hint: ${out.hint}`] : [])].join('\n');
 }
 
 export const getFileTool = defineTool({

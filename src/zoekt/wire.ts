@@ -5,6 +5,7 @@
  * Field meanings follow zoekt's api.go. Unknown fields are ignored (zod strips them), so newer
  * Zoekt versions that add fields keep working; missing required fields fail loudly.
  */
+import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 
 /** A position in a file. LineNumber and Column are 1-based; Column counts runes. */
@@ -149,6 +150,8 @@ export interface FileHit {
   chunks: Chunk[];
   /** The whole file as UTF-8 text, when the search asked for it. */
   content?: string;
+  /** The file is not valid UTF-8: `content` has U+FFFD where its bytes were not. */
+  contentNotUtf8?: boolean;
 }
 
 export interface SearchStatsOut {
@@ -237,7 +240,11 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
       chunks: (f.ChunkMatches ?? []).map(decodeChunk),
     };
     if (f.Version) hit.version = f.Version;
-    if (typeof f.Content === 'string') hit.content = Buffer.from(f.Content, 'base64').toString('utf8');
+    if (typeof f.Content === 'string') {
+      const bytes = Buffer.from(f.Content, 'base64');
+      hit.content = bytes.toString('utf8');
+      if (!isUtf8(bytes)) hit.contentNotUtf8 = true;
+    }
     return hit;
   });
   return {

@@ -116,15 +116,23 @@ describe('get_file', () => {
     expect(main.hint).toContain("'dev'");
   });
 
-  it('without a branch, reads the version on the default branch when the branches differ', async () => {
-    // One repository whose file differs between main and dev: Zoekt holds two documents for the
-    // path and returns them in no fixed order.
-    const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-branches-'));
-    const repoDir = join(work, 'branchy');
+  /**
+   * A repository of its own, indexed apart from the fixtures: version.txt differs between main
+   * and dev (Zoekt then holds two documents for the path, returned in no fixed order), and files
+   * Zoekt keeps without their text or in another encoding.
+   */
+  async function withOddRepo(run: (client: Connected['client']) => Promise<void>): Promise<void> {
+    const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-odd-'));
+    const repoDir = join(work, 'odd');
     mkdirSync(repoDir);
     git(repoDir, 'init', '-q', '-b', 'main');
-    git(repoDir, 'config', 'zoekt.name', `${REPO_PREFIX}branchy`);
+    git(repoDir, 'config', 'zoekt.name', ODD);
     writeFileSync(join(repoDir, 'version.txt'), 'version on main\n');
+    writeFileSync(join(repoDir, 'empty.txt'), '');
+    writeFileSync(join(repoDir, 'tiny.txt'), '\n');
+    writeFileSync(join(repoDir, 'data.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x03]));
+    writeFileSync(join(repoDir, 'big.txt'), 'a line of text that repeats\n'.repeat(100_000));
+    writeFileSync(join(repoDir, 'latin1.txt'), Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'));
     git(repoDir, 'add', '-A');
     git(repoDir, 'commit', '-q', '-m', 'main');
     git(repoDir, 'checkout', '-q', '-b', 'dev');
@@ -138,20 +146,57 @@ describe('get_file', () => {
     const zoekt = await startWebserver({ indexDir: join(work, 'index'), expectRepos: 1 });
     const own = await connectStdio({ ZOEKT_URL: zoekt.url });
     try {
-      const args = { repo: `${REPO_PREFIX}branchy`, path: 'version.txt' };
-      for (let i = 0; i < 10; i++) {
-        const out = ok<GetFileOutput>(await call(own.client, 'get_file', args));
-        expect(out.content).toBe('version on main\n');
-        expect(out.branches).toEqual(['main']);
-      }
-      const dev = ok<GetFileOutput>(await call(own.client, 'get_file', { ...args, branch: 'dev' }));
-      expect(dev.content).toBe('version on dev\n');
-      expect(dev.branches).toEqual(['dev']);
+      await run(own.client);
     } finally {
       await own.close();
       await zoekt.stop();
       rmSync(work, { recursive: true, force: true });
     }
+  }
+  const ODD = `${REPO_PREFIX}odd`;
+
+  it('reads branches that differ, empty and non-UTF-8 files, and refuses files Zoekt kept no text of', async () => {
+    await withOddRepo(async (client) => {
+      const get = (path: string, extra: Record<string, unknown> = {}) => call(client, 'get_file', { repo: ODD, path, ...extra });
+      // Without a branch: the default branch's version, every time.
+      for (let i = 0; i < 10; i++) {
+        const out = ok<GetFileOutput>(await get('version.txt'));
+        expect(out.content).toBe('version on main\n');
+        expect(out.branches).toEqual(['main']);
+      }
+      const dev = ok<GetFileOutput>(await get('version.txt', { branch: 'dev' }));
+      expect(dev.content).toBe('version on dev\n');
+      expect(dev.branches).toEqual(['dev']);
+      // A branch that does not have it: the hint names every branch that does.
+      const wrong = failed(await get('version.txt', { branch: 'ma' }));
+      expect(wrong.code).toBe('NOT_FOUND');
+      expect(wrong.hint).toMatch(/'main'/);
+      expect(wrong.hint).toMatch(/'dev'/);
+
+      // Zoekt leaves Content out for an empty file: it exists, with no lines.
+      const empty = ok<GetFileOutput>(await get('empty.txt'));
+      expect(empty).toMatchObject({ content: '', total_lines: 0, truncated: false });
+
+      // Zoekt stores "NOT-INDEXED: <reason>" instead of these files' text.
+      for (const [path, reason] of [
+        ['tiny.txt', /too few trigrams/],
+        ['data.bin', /binary content/],
+        ['big.txt', /maximum size limit/],
+      ] as const) {
+        const err = failed(await get(path));
+        expect(err.code, path).toBe('NOT_FOUND');
+        expect(err.message, path).toMatch(reason);
+        expect(err.message, path).toMatch(/without its content/);
+        expect(err.hint, path).toMatch(/-file_limit/);
+      }
+
+      // Latin-1 is indexed as it is; the text cannot be byte-exact, and the answer says so.
+      const latin1 = ok<GetFileOutput & { hint?: string }>(await get('latin1.txt'));
+      expect(latin1.content).toBe('caf\ufffd cr\ufffdme\n');
+      expect(latin1.hint).toMatch(/not valid UTF-8/);
+      const utf8 = ok<GetFileOutput & { hint?: string }>(await get('version.txt'));
+      expect(utf8.hint).toBeUndefined();
+    });
   });
 
   it('answers NOT_FOUND with the nearest repository or paths', async () => {
