@@ -41,10 +41,10 @@ export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promi
   } catch (err) {
     listError = err instanceof Error ? err.message : String(err);
   }
-  if (!listed && !readiness.ready) {
+  if (!listed && !readiness.ready && !readiness.answered) {
     out.status = 'down';
     out.zoekt.reachable = false;
-    out.hint = `Zoekt does not answer at ${url} (${readiness.ready ? listError : readiness.reason}). Start zoekt-webserver with -rpc there, or point ZOEKT_URL / --zoekt-url at it; check with: curl ${url}/healthz`;
+    out.hint = `Zoekt does not answer at ${url} (${readiness.reason}). Start zoekt-webserver with -rpc there, or point ZOEKT_URL / --zoekt-url at it; check with: curl ${url}/healthz`;
     return out;
   }
   if (listed) {

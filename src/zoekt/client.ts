@@ -45,7 +45,8 @@ export interface SearchRequest {
 
 export type Readiness =
   | { ready: true; latencyMs: number; via: 'readyz' | 'healthz' }
-  | { ready: false; latencyMs: number; via: 'readyz' | 'healthz'; reason: string };
+  /** `answered`: Zoekt sent an HTTP answer (it runs but is not ready), as opposed to no answer at all. */
+  | { ready: false; latencyMs: number; via: 'readyz' | 'healthz'; reason: string; answered: boolean };
 
 /** Zoekt stops searching this long before our own deadline, so it can still answer with what it found. */
 const WALL_TIME_MARGIN_MS = 250;
@@ -117,6 +118,7 @@ export class ZoektClient {
           latencyMs: elapsed(),
           via: 'readyz',
           reason: `zoekt /readyz answered ${ready.status}: ${ready.body.trim().slice(0, 200) || 'not ready'}`,
+          answered: true,
         };
       }
       const health = await this.get('healthz', deadline, signal);
@@ -126,10 +128,11 @@ export class ZoektClient {
         latencyMs: elapsed(),
         via: 'healthz',
         reason: `zoekt /healthz answered ${health.status}: ${health.body.trim().slice(0, 200)}`,
+        answered: true,
       };
     } catch (err) {
       const te = err instanceof ToolError ? err : this.transportError(err, 'readyz');
-      return { ready: false, latencyMs: elapsed(), via: 'readyz', reason: te.message };
+      return { ready: false, latencyMs: elapsed(), via: 'readyz', reason: te.message, answered: false };
     }
   }
 

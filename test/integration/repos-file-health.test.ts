@@ -3,6 +3,8 @@
  * Expected contents are read from the fixture files on disk.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,6 +243,28 @@ describe('get_health', () => {
     });
     expect(Date.parse(out.index!.oldest_index_time!)).toBeLessThanOrEqual(Date.parse(out.index!.newest_index_time!));
     expect(textOf(await call(mcp.client, 'get_health', {}))).toMatch(/^status: ok\n/);
+  });
+
+  it('is degraded, not down, when Zoekt answers but is not ready', async () => {
+    // The pinned Zoekt has no /readyz and cannot be made "not ready" on demand, so this stands in
+    // for a newer Zoekt still loading its shards: /readyz and /api/list answer 503.
+    const fake = createServer((req, res) => {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end(req.url === '/readyz' ? 'shards are still loading' : 'not ready');
+    });
+    await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    const loading = await connectStdio({ ZOEKT_URL: url, ZOEKT_MCP_TIMEOUT_MS: '2000' });
+    try {
+      const out = ok<HealthOutput>(await call(loading.client, 'get_health', {}));
+      expect(out.status).toBe('degraded');
+      expect(out.zoekt).toMatchObject({ url, reachable: true, ready: false });
+      expect(out.hint).toMatch(/not ready .*shards are still loading.*retry/);
+      expect(out.hint).not.toMatch(/does not answer/);
+    } finally {
+      await loading.close();
+      await new Promise((r) => fake.close(r));
+    }
   });
 
   it('is down with a hint, not an error, when Zoekt is not there', async () => {
