@@ -13,6 +13,13 @@ exec 3>&1 1>&2   # keep the real stdout (fd 3) for the MCP server alone
 
 say() { echo "serve: $*"; }
 
+# Ctrl-C and `kill -- -PGID` signal the whole process group. Zoekt and the HTTP server run in
+# sessions of their own so that only this script's traps stop them, in order: the server drains
+# its in-flight calls against a Zoekt that is still up, then Zoekt is stopped.
+# (A command word, not a function: `$!` must be the process itself, for the traps to signal it.)
+own_session=""
+command -v setsid >/dev/null 2>&1 && own_session=setsid
+
 bash scripts/setup.sh
 # shellcheck source=../zoekt-config/zoekt.env
 . zoekt-config/zoekt.env
@@ -46,7 +53,7 @@ zoekt_pid=""
 if curl -fsS -m 2 "$url/healthz" >/dev/null 2>&1; then
   say "reusing the zoekt-webserver already answering at $url"
 else
-  "$bin/zoekt-webserver" -rpc -index "$index" -listen "127.0.0.1:$port" 2>>"$data/webserver.log" &
+  $own_session "$bin/zoekt-webserver" -rpc -index "$index" -listen "127.0.0.1:$port" 2>>"$data/webserver.log" &
   zoekt_pid=$!
   trap '[ -n "$zoekt_pid" ] && kill "$zoekt_pid" 2>/dev/null || true' EXIT
   for _ in $(seq 1 100); do
@@ -64,7 +71,7 @@ if $http; then
   # MCP over HTTP in the foreground (flags as in `node dist/cli.js --help`); Ctrl-C or SIGTERM
   # shuts it down gracefully, then Zoekt is stopped.
   say "serving MCP over HTTP"
-  ZOEKT_URL="$url" node dist/cli.js "$@" >&3 &
+  ZOEKT_URL="$url" $own_session node dist/cli.js "$@" >&3 &
   mcp_pid=$!
   signalled=false
   trap 'signalled=true; kill -TERM "$mcp_pid" 2>/dev/null || true' INT TERM

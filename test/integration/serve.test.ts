@@ -71,7 +71,13 @@ describe('scripts/serve.sh in a fresh clone', () => {
 });
 
 describe('scripts/serve.sh --http', () => {
-  it('serves Streamable HTTP until SIGTERM, then stops its Zoekt and exits 0', async () => {
+  // 'script': what a supervisor signalling one process does; 'group': Ctrl-C in a terminal, or
+  // `kill -- -PGID`, which reach every process of the group at once.
+  it.each([
+    ['SIGTERM', 'script'],
+    ['SIGTERM', 'group'],
+    ['SIGINT', 'group'],
+  ] as const)('serves Streamable HTTP until %s to the %s, then stops its Zoekt and exits 0', async (signal, target) => {
     const [port, zoektPort] = [await freePort(), await freePort()];
     const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', String(port)], {
       env: {
@@ -83,6 +89,7 @@ describe('scripts/serve.sh --http', () => {
         ZOEKT_MCP_LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let stderr = '';
     const listening = new Promise<void>((resolve, reject) => {
@@ -99,7 +106,8 @@ describe('scripts/serve.sh --http', () => {
       expect(out.results.map((r) => r.path)).toContain('src/server/build.ts');
       await mcp.close();
       const exited = once(child, 'exit');
-      child.kill('SIGTERM');
+      if (target === 'group') process.kill(-child.pid!, signal);
+      else child.kill(signal);
       const [code] = await exited;
       expect(code, stderr).toBe(0);
       expect(stderr).toContain('"msg":"stopped"');
@@ -114,7 +122,11 @@ describe('scripts/serve.sh --http', () => {
       }
       expect(zoektGone).toBe(true);
     } finally {
-      child.kill('SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
   }, 300_000);
 });
