@@ -5,18 +5,19 @@
  * The clone shares this checkout's Zoekt build (ZOEKT_MCP_TOOLS_DIR) so the test does not compile
  * Zoekt twice; npm packages are installed in the clone as a user's first run would.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
+import { gate } from '../support/gate.js';
 import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
-import { freePort, ROOT } from '../support/zoekt.js';
+import { freePort, REPO_PREFIX, ROOT } from '../support/zoekt.js';
 
 let work: string;
 let clone: string;
@@ -70,6 +71,39 @@ describe('scripts/serve.sh in a fresh clone', () => {
   });
 });
 
+/** serve.sh --http in its own process group, started in the clone; resolves once it listens. */
+async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url: string; stderr: () => string; kill(): void }> {
+  const port = await freePort();
+  const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', String(port)], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work,
+      ZOEKT_PORT: String(zoektPort),
+      ZOEKT_MCP_DATA: join(work, 'data-http'),
+      ZOEKT_MCP_TOOLS_DIR: join(ROOT, '.tools'),
+      ZOEKT_MCP_LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes('"msg":"serving MCP over HTTP"')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`serve.sh exited ${code}: ${stderr}`)));
+  });
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  return { child, url: `http://127.0.0.1:${port}`, stderr: () => stderr, kill };
+}
+
 describe('scripts/serve.sh --http', () => {
   // 'script': what a supervisor signalling one process does; 'group': Ctrl-C in a terminal, or
   // `kill -- -PGID`, which reach every process of the group at once.
@@ -78,39 +112,19 @@ describe('scripts/serve.sh --http', () => {
     ['SIGTERM', 'group'],
     ['SIGINT', 'group'],
   ] as const)('serves Streamable HTTP until %s to the %s, then stops its Zoekt and exits 0', async (signal, target) => {
-    const [port, zoektPort] = [await freePort(), await freePort()];
-    const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', String(port)], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? work,
-        ZOEKT_PORT: String(zoektPort),
-        ZOEKT_MCP_DATA: join(work, 'data-http'),
-        ZOEKT_MCP_TOOLS_DIR: join(ROOT, '.tools'),
-        ZOEKT_MCP_LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stderr = '';
-    const listening = new Promise<void>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('"msg":"serving MCP over HTTP"')) resolve();
-      });
-      child.on('exit', (code) => reject(new Error(`serve.sh exited ${code}: ${stderr}`)));
-    });
+    const zoektPort = await freePort();
+    const served = await serveHttp(zoektPort);
     try {
-      await listening;
-      const mcp = await connectStreamable(`http://127.0.0.1:${port}`);
+      const mcp = await connectStreamable(served.url);
       const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
       expect(out.results.map((r) => r.path)).toContain('src/server/build.ts');
       await mcp.close();
-      const exited = once(child, 'exit');
-      if (target === 'group') process.kill(-child.pid!, signal);
-      else child.kill(signal);
+      const exited = once(served.child, 'exit');
+      if (target === 'group') process.kill(-served.child.pid!, signal);
+      else served.child.kill(signal);
       const [code] = await exited;
-      expect(code, stderr).toBe(0);
-      expect(stderr).toContain('"msg":"stopped"');
+      expect(code, served.stderr()).toBe(0);
+      expect(served.stderr()).toContain('"msg":"stopped"');
       // Zoekt got SIGTERM on the script's exit; give it a moment to close its port.
       let zoektGone = false;
       for (let i = 0; i < 50 && !zoektGone; i++) {
@@ -122,11 +136,34 @@ describe('scripts/serve.sh --http', () => {
       }
       expect(zoektGone).toBe(true);
     } finally {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      served.kill();
+    }
+  }, 300_000);
+
+  it('Ctrl-C to the group during a call: the call completes, once, then exit 0', async () => {
+    // serve.sh reuses a Zoekt already answering on ZOEKT_PORT: here the test's Zoekt behind a
+    // gate that holds the search until the signal has been delivered.
+    const held = await gate(inject('zoektUrl'));
+    const served = await serveHttp(Number(new URL(held.url).port));
+    try {
+      const mcp = await connectStreamable(served.url);
+      const pending = call(mcp.client, 'search_code', { query: 'paginate_marker', repos: [`${REPO_PREFIX}manyhits`], limit: 3 });
+      pending.catch(() => undefined); // awaited below
+      await held.arrived;
+      const exited = once(served.child, 'exit');
+      process.kill(-served.child.pid!, 'SIGINT');
+      await new Promise((r) => setTimeout(r, 500));
+      held.release();
+      const out = ok<CodeSearchOutput>(await pending);
+      expect(out.results).toHaveLength(3);
+      const [code] = await exited;
+      expect(code, served.stderr()).toBe(0);
+      expect(served.stderr().match(/"msg":"signal received"/g)).toHaveLength(1);
+      await mcp.close().catch(() => undefined);
+    } finally {
+      served.kill();
+      held.release();
+      await new Promise((r) => held.server.close(r));
     }
   }, 300_000);
 });
