@@ -62,9 +62,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   );
   const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
   if (!file) throw await notFound(searcher, args, path, signal);
-  // Zoekt leaves Content out for an empty file.
-  const content = file.content ?? '';
-  const skipped = skipReason(content);
+  const skipped = file.notIndexed;
   if (skipped) {
     throw new ToolError(
       'NOT_FOUND',
@@ -72,6 +70,8 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
       'Zoekt keeps no text for binary files, files over its size limit (zoekt-git-index -file_limit, 2 MiB by default) or files under 3 bytes. Read it from the repository itself.',
     );
   }
+  // Zoekt leaves Content out for an empty file.
+  const content = file.content ?? '';
   const starts = lineStarts(content);
   const total = starts.length;
   const start = args.start_line ?? 1;
@@ -109,13 +109,6 @@ async function onFirstBranch(searcher: Searcher, repo: string, hits: FileHit[], 
   const order = listed.repos.find((r) => r.name === repo)?.branches.map((b) => b.name) ?? [];
   const rank = (f: FileHit) => Math.min(...f.branches.map((b) => (order.includes(b) ? order.indexOf(b) : order.length)));
   return [...hits].sort((a, b) => rank(a) - rank(b))[0];
-}
-
-/** What Zoekt stores instead of the content of a file it did not index (index/shard_builder.go). */
-const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too few trigrams|contains binary content|contains too many trigrams|object missing from repository)$/;
-
-function skipReason(content: string): string | undefined {
-  return content.length < 100 ? NOT_INDEXED.exec(content)?.[1] : undefined;
 }
 
 async function notFound(searcher: Searcher, args: GetFileArgs, path: string, signal?: AbortSignal): Promise<ToolError> {

@@ -152,7 +152,12 @@ export interface FileHit {
   content?: string;
   /** The file is not valid UTF-8: `content` has U+FFFD where its bytes were not. */
   contentNotUtf8?: boolean;
+  /** Why Zoekt kept no text of this file (binary, too large, too small …); `content` is then absent. */
+  notIndexed?: string;
 }
+
+/** What Zoekt stores instead of the text of a file it skipped (index/shard_builder.go, document.go). */
+const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too few trigrams|contains binary content|contains too many trigrams|object missing from repository)$/;
 
 export interface SearchStatsOut {
   fileCount: number;
@@ -242,8 +247,11 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
     if (f.Version) hit.version = f.Version;
     if (typeof f.Content === 'string') {
       const bytes = Buffer.from(f.Content, 'base64');
-      hit.content = bytes.toString('utf8');
-      if (!isUtf8(bytes)) hit.contentNotUtf8 = true;
+      const text = bytes.toString('utf8');
+      const skipped = bytes.length < 100 ? NOT_INDEXED.exec(text)?.[1] : undefined;
+      if (skipped) hit.notIndexed = skipped;
+      else hit.content = text;
+      if (!skipped && !isUtf8(bytes)) hit.contentNotUtf8 = true;
     }
     return hit;
   });
