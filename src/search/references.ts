@@ -8,11 +8,13 @@
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
-import { partialReason, toFileResult } from './code.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { z } from 'zod';
+import { toFileResult } from './code.js';
+import { NARROW_HINT, zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
 import { familyLanguages, languageByName } from './languages.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { compareStrings, sortRanked } from './paging.js';
 import { FILE_ORDER, type Searcher } from './searcher.js';
 import { buildSymbolQuery, candidateFiles, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
@@ -29,42 +31,37 @@ export interface ReferenceArgs extends SharedFilters {
   cursor?: string | undefined;
 }
 
-export interface Definition {
-  repo: string;
-  path: string;
-  line: number;
-  column: number;
-  kind: string;
-  text: string;
-}
+const location = { repo: z.string(), path: z.string(), line: z.number().int(), column: z.number().int(), text: z.string() };
+const Definition = z.object({ ...location, kind: z.string() });
+type Definition = z.infer<typeof Definition>;
+const Usage = z.object({ ...location, before: z.array(z.string()).optional(), after: z.array(z.string()).optional() });
+type Usage = z.infer<typeof Usage>;
 
-export interface Usage {
-  repo: string;
-  path: string;
-  line: number;
-  column: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-}
-
-export interface ReferenceOutput {
-  symbol: string;
-  zoekt_queries: { definitions: string; usages: string };
-  definitions: Definition[];
-  usages: Usage[];
-  stats: { definition_count: number; usage_count: number; files: number; duration_ms: number };
-  scope?: string;
-  partial?: { reason: string };
-  next_cursor?: string;
-  hint?: string;
-}
+export const ReferenceOutput = z.object({
+  symbol: z.string(),
+  zoekt_queries: z.object({ definitions: z.string(), usages: z.string() }),
+  definitions: z.array(Definition),
+  usages: z.array(Usage),
+  stats: z.object({
+    definition_count: z.number().int(),
+    usage_count: z.number().int(),
+    files: z.number().int(),
+    duration_ms: z.number(),
+    complete: completeField,
+  }),
+  scope: z.string().optional(),
+  ...pagingFields,
+});
+export type ReferenceOutput = z.infer<typeof ReferenceOutput>;
 
 export const REFERENCE_DEFAULTS = { include_definitions: true, context_lines: 0, limit: 50 };
 
 /** Usage windows grow this many times (×4 each) while filtered lines leave the page undecided. */
 const MAX_GROWTH_ROUNDS = 3;
+/** The most files whose usages one walk over pages reaches. */
 const MAX_USAGE_FILES = 5000;
+/** Usages in up to this many files are all fetched on the first page, so their count is exact. */
+const EXACT_COUNT_FILES = 1000;
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
 const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
 
@@ -131,85 +128,114 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   const limit = args.limit ?? REFERENCE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? REFERENCE_DEFAULTS.context_lines;
   const kinds = args.kind ? parseKinds([args.kind]) : undefined;
-  const offset = args.cursor ? decodeCursor(FIND_REFERENCES, { ...args }, args.cursor).offset : 0;
   const pattern = parseName(symbol, false);
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
   const definitionsQuery = buildSymbolQuery({ ...filters, name: symbol, case_sensitive: true, include_vendored: true }, pattern);
   const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
-  // Both questions go to Zoekt at once; the usage window is refined afterwards if needed. A
-  // window cached by an earlier page is tried first (it usually holds this page too).
-  const usageRequest = { query: usagesQuery, contextLines, signal, fresh: offset === 0 };
-  const cachedUsages = searcher.peek(usageRequest);
-  let size = Math.max(cachedUsages?.size ?? 0, Math.min(MAX_USAGE_FILES, offset + limit * 2 + 1));
-  const [candidates, firstUsages] = await Promise.all([
-    candidateFiles(searcher, definitionsQuery, offset === 0, signal),
-    cachedUsages ?? searcher.window({ ...usageRequest, size }),
-  ]);
-
-  const namedSymbols = candidates.files
-    .flatMap(symbolsOf)
-    .filter(({ symbol: s, scope }) => {
-      if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
-      if (s.name !== pattern.member) return false;
-      if (pattern.parent && !parentEndsWith(scope, pattern.parent)) return false;
-      return true;
-    })
-    .map(({ symbol: s }) => s)
-    .sort((a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || a.line - b.line || a.column - b.column);
-  // A definition of another kind than the one asked for is still a definition, not a usage.
-  const sites = new Set(namedSymbols.map((s) => siteKey(s.repo, s.path, s.line)));
-  const definitionSymbols = namedSymbols.filter((s) => !kinds || kinds.has(s.kind as Kind));
-
+  let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
-  let keep: (f: FileHit) => boolean = () => true;
-  if (!hasFilters(args) && definitionSymbols.length > 0) {
-    const families = new Set(definitionSymbols.map(familyOf));
-    if (families.size === 1) {
-      const family = [...families][0]!;
-      const members = familyLanguages(family);
-      const allowed = new Set(members.length ? members : [family]);
-      keep = (f) => allowed.has(f.language);
-      const shown = [...allowed].slice(0, 6).join(', ');
-      scope =
-        `usages are limited to the ${family} language family (${shown}${allowed.size > 6 ? ', …' : ''}) because every definition is in it; ` +
-        'to search other languages too, pass languages with the ones you want, or source_code_only: true for all source code';
-    }
-  }
+  let lines: UsageLine[] = [];
+  const page = await paginate({
+    tool: FIND_REFERENCES,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      // Both questions go to Zoekt at once; the usage window is refined afterwards if needed. A
+      // window cached by an earlier page is tried first (it usually holds this page too).
+      const usageRequest = { query: usagesQuery, contextLines, signal, fresh: offset === 0 };
+      const cachedUsages = searcher.peek(usageRequest);
+      let size = Math.max(cachedUsages?.size ?? 0, Math.min(MAX_USAGE_FILES, offset + limit * 2 + 1));
+      const [candidates, firstUsages] = await Promise.all([
+        candidateFiles(searcher, definitionsQuery, offset === 0, signal),
+        cachedUsages ?? searcher.window({ ...usageRequest, size }),
+      ]);
 
-  let window = firstUsages;
-  let lines = usageLines(window.files, contextLines, keep, sites);
-  for (let round = 0; round < MAX_GROWTH_ROUNDS && !decided(window, lines, offset, limit) && size < MAX_USAGE_FILES; round++) {
-    size = Math.min(MAX_USAGE_FILES, size * 4);
-    window = await searcher.window({ ...usageRequest, size });
-    lines = usageLines(window.files, contextLines, keep, sites);
-  }
+      const namedSymbols = candidates.files
+        .flatMap(symbolsOf)
+        .filter(({ symbol: s, scope: parentScope }) => {
+          if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
+          if (s.name !== pattern.member) return false;
+          if (pattern.parent && !parentEndsWith(parentScope, pattern.parent)) return false;
+          return true;
+        })
+        .map(({ symbol: s }) => s)
+        .sort((a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || a.line - b.line || a.column - b.column);
+      // A definition of another kind than the one asked for is still a definition, not a usage.
+      const sites = new Set(namedSymbols.map((s) => siteKey(s.repo, s.path, s.line)));
+      definitionSymbols = namedSymbols.filter((s) => !kinds || kinds.has(s.kind as Kind));
 
-  const page = lines.slice(offset, offset + limit).map((l) => l.usage);
+      let keep: (f: FileHit) => boolean = () => true;
+      if (!hasFilters(args) && definitionSymbols.length > 0) {
+        const families = new Set(definitionSymbols.map(familyOf));
+        if (families.size === 1) {
+          const family = [...families][0]!;
+          const members = familyLanguages(family);
+          const allowed = new Set(members.length ? members : [family]);
+          keep = (f) => allowed.has(f.language);
+          const shown = [...allowed].slice(0, 6).join(', ');
+          scope =
+            `usages are limited to the ${family} language family (${shown}${allowed.size > 6 ? ', …' : ''}) because every definition is in it; ` +
+            'to search other languages too, pass languages with the ones you want, or source_code_only: true for all source code';
+        }
+      }
+
+      let window = firstUsages;
+      // Zoekt counts the files exactly: when there are few enough, fetch them all now, so the
+      // usage count is exact from the first page on.
+      const files = window.stats.fileCount;
+      if (!window.exhausted && !window.stats.stopped && files <= EXACT_COUNT_FILES && files + 1 > size) {
+        size = files + 1;
+        window = await searcher.window({ ...usageRequest, size });
+      }
+      lines = usageLines(window.files, contextLines, keep, sites);
+      for (let round = 0; round < MAX_GROWTH_ROUNDS && !decided(window, lines, offset, limit) && size < MAX_USAGE_FILES; round++) {
+        size = Math.min(MAX_USAGE_FILES, size * 4);
+        window = await searcher.window({ ...usageRequest, size });
+        lines = usageLines(window.files, contextLines, keep, sites);
+      }
+      const bounded = !window.exhausted && size >= MAX_USAGE_FILES;
+      return {
+        items: lines.slice(offset, offset + limit).map((l) => l.usage),
+        more: lines.length > offset + limit || (!window.exhausted && !bounded && lines.length === offset + limit),
+        complete: window.exhausted && !window.stats.stopped && candidates.window.exhausted && !candidates.window.stats.stopped,
+        partial: zoektPartial(window.stats) ?? zoektPartial(candidates.window.stats) ?? (bounded ? usageBound(window.stats.fileCount) : undefined),
+      };
+    },
+    emptyHint: () => '',
+  });
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
-  const definitions = offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [];
   const out: ReferenceOutput = {
     symbol,
     zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
-    definitions,
-    usages: page,
+    definitions: page.offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [],
+    usages: page.items,
     stats: {
       definition_count: definitionSymbols.length,
       usage_count: lines.length,
       files: new Set(lines.map((l) => `${l.usage.repo}\u0000${l.usage.path}`)).size,
       duration_ms: Date.now() - started,
+      complete: page.complete,
     },
+    ...(scope ? { scope } : {}),
+    ...pagingOutput(page),
   };
-  if (scope) out.scope = scope;
-  const partial = partialReason(window) ?? partialReason(candidates.window);
-  if (partial) out.partial = { reason: partial };
-  if (lines.length > offset + limit || (!window.exhausted && page.length === limit)) {
-    out.next_cursor = encodeCursor(FIND_REFERENCES, { ...args }, { offset: offset + limit, pageSize: limit });
-  }
-  const hint = referencesHint(args, pattern.member, definitionSymbols.length, lines.length, offset, scope, searcher.scope.note());
+  // The page protocol's note (past the end, or an unfinished search) comes first; the first page
+  // also says what is missing when definitions or usages are.
+  const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, lines.length, scope, searcher.scope.note()) : undefined]
+    .filter(Boolean)
+    .join(' ');
   if (hint) out.hint = hint;
+  else delete out.hint;
   return out;
+}
+
+function usageBound(files: number): { reason: string; hint: string } {
+  return {
+    reason: `usages are in ${files.toLocaleString('en-US')} files; paging reaches those in the best-ranked ${MAX_USAGE_FILES.toLocaleString('en-US')}`,
+    hint: NARROW_HINT,
+  };
 }
 
 function familyOf(s: SymbolResult): string {
@@ -226,8 +252,7 @@ function toDefinition(s: SymbolResult): Definition {
   return { repo: s.repo, path: s.path, line: s.line, column: s.column, kind: s.kind, text: s.signature };
 }
 
-function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, offset: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
-  if (offset > 0 && usages <= offset) return 'This page is past the last usage; the results ended on an earlier page.';
+function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
   if (definitions > 0 && usages > 0) return undefined;
   const filters = describeFilters(args);
   const confined = scopeNote ? ` Note that ${scopeNote}.` : '';
