@@ -19,6 +19,7 @@ import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
 import { NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher } from './searcher.js';
 import { sortRanked } from './paging.js';
+import type { Window } from './window-cache.js';
 
 /** Files ordered by relevance before a walk turns to path order: well past any page size. */
 export const RANKED_FILES = 200;
@@ -59,6 +60,21 @@ function summary(stats: SearchStatsOut[], total: number): Pick<FileWalkPage, 'co
   return { complete: !stopped, ...(partial ? { partial } : {}) };
 }
 
+/** The path-ordered part of a walk, worked out once per listing and ranked window it came from. */
+const tails = new WeakMap<Window, WeakMap<Window, FileHit[]>>();
+
+function tailOf(listing: Window, head: Window, headFiles: FileHit[]): FileHit[] {
+  const byHead = tails.get(listing) ?? new WeakMap<Window, FileHit[]>();
+  tails.set(listing, byHead);
+  let tail = byHead.get(head);
+  if (!tail) {
+    const inHead = new Set(headFiles.map(fileId));
+    tail = listing.files.filter((f) => !inHead.has(fileId(f))).sort(comparePaths).slice(0, WALK_FILES - headFiles.length);
+    byHead.set(head, tail);
+  }
+  return tail;
+}
+
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0 };
   const within = offset + limit <= RANKED_FILES;
@@ -81,8 +97,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
     fresh: false,
     key: `listing\u0000${req.query}`,
   });
-  const inHead = new Set(headFiles.map(fileId));
-  const tail = listing.files.filter((f) => !inHead.has(fileId(f))).sort(comparePaths).slice(0, WALK_FILES - headFiles.length);
+  const tail = tailOf(listing, head, headFiles);
   const reachable = headFiles.length + tail.length;
 
   const files: FileHit[] = [];

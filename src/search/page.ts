@@ -25,6 +25,8 @@ export interface Fetched<T> {
   complete: boolean;
   /** Why a walk over every page cannot reach every result, when it cannot. */
   partial?: Partial | undefined;
+  /** Where the next page starts, when it is not `limit` items further (a tool's own positions). */
+  nextOffset?: number;
 }
 
 export interface PageSpec<T, F extends Fetched<T>> {
@@ -48,7 +50,7 @@ export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): P
   const offset = typeof cursor === 'string' ? decodeCursor(spec.tool, spec.args, cursor).offset : 0;
   const fetched = await spec.fetch(offset);
   const out: Paged<F> = { ...fetched, offset };
-  if (fetched.more) out.next_cursor = encodeCursor(spec.tool, spec.args, { offset: offset + spec.limit, pageSize: spec.limit });
+  if (fetched.more) out.next_cursor = encodeCursor(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
   if (fetched.items.length === 0) {
     if (offset > 0) {
       out.hint = 'This page is past the last result; the results ended on an earlier page.';

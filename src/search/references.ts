@@ -1,7 +1,8 @@
 /**
  * find_references: the definitions of one identifier (ctags symbols, exact name and case) and
  * its usages (whole-word, case-sensitive content matches), asked of Zoekt at the same time.
- * Pages run over usage lines; definitions are all on the first page and never repeated as
+ * Pages run over usage lines, read file by file along the same walk search_code pages through
+ * (so a page costs what it shows); definitions are all on the first page and never repeated as
  * usages. When every definition is in one language family and no language filter was given,
  * usages are kept to that family (a Go `Server` is not a TypeScript `Server`).
  */
@@ -10,15 +11,15 @@ import * as q from '../zoekt/query.js';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { toFileResult } from './code.js';
-import { NARROW_HINT, zoektPartial } from './completeness.js';
+import { walkFiles } from './file-walk.js';
+import { zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
 import { familyLanguages, languageByName } from './languages.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
-import { compareStrings, sortRanked } from './paging.js';
-import { FILE_ORDER, type Searcher } from './searcher.js';
+import { compareStrings } from './paging.js';
+import type { Searcher } from './searcher.js';
 import { buildSymbolQuery, candidateFiles, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
-import type { Window } from './window-cache.js';
 
 export const FIND_REFERENCES = 'find_references';
 
@@ -56,14 +57,21 @@ export type ReferenceOutput = z.infer<typeof ReferenceOutput>;
 
 export const REFERENCE_DEFAULTS = { include_definitions: true, context_lines: 0, limit: 50 };
 
-/** Usage windows grow this many times (×4 each) while filtered lines leave the page undecided. */
-const MAX_GROWTH_ROUNDS = 3;
-/** The most files whose usages one walk over pages reaches. */
-const MAX_USAGE_FILES = 5000;
-/** Usages in up to this many files are all fetched on the first page, so their count is exact. */
+/** Usages in up to this many files are counted exactly (one search fetches them all); above it, the count is a lower bound. */
 const EXACT_COUNT_FILES = 1000;
+/** Files read at a time while filling a page of usage lines. */
+const FILES_PER_STEP = 50;
+/**
+ * A page starts at a usage line given as (file, line within the file) of the walk over files,
+ * packed into the cursor's offset: no file has a million matching lines (Zoekt indexes files
+ * of at most 2 MiB).
+ */
+const LINES_PER_FILE = 1 << 20;
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
 const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
+
+/** Usage counts of a cached window, per set of definitions (which lines count depends on them). */
+const countMemo = new WeakMap<object, Map<string, { lines: number; files: number }>>();
 
 const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${path}\u0000${line}`;
 
@@ -83,33 +91,18 @@ function wholeIdentifierRanges(file: FileHit): FileHit {
   return { ...file, chunks };
 }
 
-interface UsageLine {
-  usage: Usage;
-  score: number;
-}
-
-function usageLines(files: FileHit[], contextLines: number, keep: (f: FileHit) => boolean, definitionSites: Set<string>): UsageLine[] {
-  const out: UsageLine[] = [];
-  for (const file of sortRanked(files, FILE_ORDER)) {
-    if (!keep(file)) continue;
-    const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER);
-    for (const m of result.matches) {
-      if (definitionSites.has(siteKey(file.repo, file.path, m.line))) continue;
-      const usage: Usage = { repo: file.repo, path: file.path, line: m.line, column: m.column, text: m.text };
-      if (m.before) usage.before = m.before;
-      if (m.after) usage.after = m.after;
-      out.push({ usage, score: file.score });
-    }
+/** The usage lines of one file: whole-identifier matches, definition sites left out. */
+function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<string>): Usage[] {
+  const out: Usage[] = [];
+  const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER);
+  for (const m of result.matches) {
+    if (definitionSites.has(siteKey(file.repo, file.path, m.line))) continue;
+    const usage: Usage = { repo: file.repo, path: file.path, line: m.line, column: m.column, text: m.text };
+    if (m.before) usage.before = m.before;
+    if (m.after) usage.after = m.after;
+    out.push(usage);
   }
   return out;
-}
-
-/** Whether the lines of `window` decide the page [offset, offset+limit) and whether more follow. */
-function decided(window: Window, lines: UsageLine[], offset: number, limit: number): boolean {
-  if (window.exhausted) return true;
-  // Files not fetched score at most the lowest fetched score, so only lines above it are certain.
-  const lowest = Math.min(...window.files.map((f) => f.score));
-  return lines.filter((l) => l.score > lowest).length > offset + limit;
 }
 
 function hasFilters(args: SharedFilters): boolean {
@@ -136,20 +129,41 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
 
   let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
-  let lines: UsageLine[] = [];
+  let counted = { lines: 0, files: 0, exact: false };
+  const walk = { query: usagesQuery, contextLines, content: true, signal };
+  // Every usage line is counted when the files with matches are few enough to fetch in one
+  // search (usually the window the walk already holds); otherwise the lines of the best-ranked
+  // files fetched so far are a lower bound.
+  const countUsages = async (total: number, usagesOf: (f: FileHit) => Usage[], definitions: string) => {
+    const ranked = { query: usagesQuery, contextLines, signal };
+    const window = total <= EXACT_COUNT_FILES ? await searcher.window({ ...ranked, size: total + 1 }) : searcher.peek(ranked);
+    if (!window) return { lines: 0, files: 0, exact: false };
+    // Later pages count the same window again: once per window and set of definitions is enough.
+    const memo = countMemo.get(window) ?? new Map<string, { lines: number; files: number }>();
+    countMemo.set(window, memo);
+    let counts = memo.get(definitions);
+    if (!counts) {
+      counts = { lines: 0, files: 0 };
+      for (const f of window.files) {
+        const n = usagesOf(f).length;
+        counts.lines += n;
+        if (n > 0) counts.files++;
+      }
+      memo.set(definitions, counts);
+    }
+    return { ...counts, exact: window.exhausted };
+  };
   const page = await paginate({
     tool: FIND_REFERENCES,
     args: { ...args },
     limit,
-    fetch: async (offset) => {
-      // Both questions go to Zoekt at once; the usage window is refined afterwards if needed. A
-      // window cached by an earlier page is tried first (it usually holds this page too).
-      const usageRequest = { query: usagesQuery, contextLines, signal, fresh: offset === 0 };
-      const cachedUsages = searcher.peek(usageRequest);
-      let size = Math.max(cachedUsages?.size ?? 0, Math.min(MAX_USAGE_FILES, offset + limit * 2 + 1));
-      const [candidates, firstUsages] = await Promise.all([
-        candidateFiles(searcher, definitionsQuery, offset === 0, signal),
-        cachedUsages ?? searcher.window({ ...usageRequest, size }),
+    fetch: async (position) => {
+      const startFile = Math.floor(position / LINES_PER_FILE);
+      const startLine = position % LINES_PER_FILE;
+      // Both questions go to Zoekt at once; which usages count depends on the definitions.
+      const [candidates, firstStep] = await Promise.all([
+        candidateFiles(searcher, definitionsQuery, position === 0, signal),
+        walkFiles(searcher, walk, startFile, FILES_PER_STEP),
       ]);
 
       const namedSymbols = candidates.files
@@ -180,27 +194,36 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
             'to search other languages too, pass languages with the ones you want, or source_code_only: true for all source code';
         }
       }
+      const usagesOf = (f: FileHit) => (keep(f) ? fileUsages(f, contextLines, sites) : []);
 
-      let window = firstUsages;
-      // Zoekt counts the files exactly: when there are few enough, fetch them all now, so the
-      // usage count is exact from the first page on.
-      const files = window.stats.fileCount;
-      if (!window.exhausted && !window.stats.stopped && files <= EXACT_COUNT_FILES && files + 1 > size) {
-        size = files + 1;
-        window = await searcher.window({ ...usageRequest, size });
+      // Walk the files from the page's start, a step at a time, until the page is full and one
+      // more usage line is seen (so `more` is exact), or the files run out.
+      const items: Usage[] = [];
+      let next: number | undefined;
+      let step = firstStep;
+      let at = startFile;
+      for (;;) {
+        for (const file of step.files) {
+          const lines = usagesOf(file);
+          const from = at === startFile ? startLine : 0;
+          for (let i = from; i < lines.length && next === undefined; i++) {
+            if (items.length < limit) items.push(lines[i]!);
+            else next = at * LINES_PER_FILE + i;
+          }
+          at++;
+          if (next !== undefined) break;
+        }
+        if (next !== undefined || !step.more) break;
+        step = await walkFiles(searcher, walk, at, FILES_PER_STEP);
       }
-      lines = usageLines(window.files, contextLines, keep, sites);
-      for (let round = 0; round < MAX_GROWTH_ROUNDS && !decided(window, lines, offset, limit) && size < MAX_USAGE_FILES; round++) {
-        size = Math.min(MAX_USAGE_FILES, size * 4);
-        window = await searcher.window({ ...usageRequest, size });
-        lines = usageLines(window.files, contextLines, keep, sites);
-      }
-      const bounded = !window.exhausted && size >= MAX_USAGE_FILES;
+
+      counted = await countUsages(step.total, usagesOf, [scope ?? '', ...sites].join('\u0000'));
       return {
-        items: lines.slice(offset, offset + limit).map((l) => l.usage),
-        more: lines.length > offset + limit || (!window.exhausted && !bounded && lines.length === offset + limit),
-        complete: window.exhausted && !window.stats.stopped && candidates.window.exhausted && !candidates.window.stats.stopped,
-        partial: zoektPartial(window.stats) ?? zoektPartial(candidates.window.stats) ?? (bounded ? usageBound(window.stats.fileCount) : undefined),
+        items,
+        more: next !== undefined,
+        ...(next === undefined ? {} : { nextOffset: next }),
+        complete: counted.exact && step.complete && candidates.window.exhausted && !candidates.window.stats.stopped,
+        partial: step.partial ?? zoektPartial(candidates.window.stats),
       };
     },
     emptyHint: () => '',
@@ -213,8 +236,8 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
     usages: page.items,
     stats: {
       definition_count: definitionSymbols.length,
-      usage_count: lines.length,
-      files: new Set(lines.map((l) => `${l.usage.repo}\u0000${l.usage.path}`)).size,
+      usage_count: counted.lines,
+      files: counted.files,
       duration_ms: Date.now() - started,
       complete: page.complete,
     },
@@ -223,19 +246,12 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   };
   // The page protocol's note (past the end, or an unfinished search) comes first; the first page
   // also says what is missing when definitions or usages are.
-  const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, lines.length, scope, searcher.scope.note()) : undefined]
+  const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, counted.lines + page.items.length, scope, searcher.scope.note()) : undefined]
     .filter(Boolean)
     .join(' ');
   if (hint) out.hint = hint;
   else delete out.hint;
   return out;
-}
-
-function usageBound(files: number): { reason: string; hint: string } {
-  return {
-    reason: `usages are in ${files.toLocaleString('en-US')} files; paging reaches those in the best-ranked ${MAX_USAGE_FILES.toLocaleString('en-US')}`,
-    hint: NARROW_HINT,
-  };
 }
 
 function familyOf(s: SymbolResult): string {
