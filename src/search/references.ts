@@ -11,7 +11,7 @@ import * as q from '../zoekt/query.js';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { toFileResult } from './code.js';
-import { walkFiles } from './file-walk.js';
+import { walkFiles, type FileWalkPage } from './file-walk.js';
 import { zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
@@ -132,12 +132,13 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   let counted = { lines: 0, files: 0, exact: false };
   const walk = { query: usagesQuery, contextLines, content: true, signal };
   // Every usage line is counted when the files with matches are few enough to fetch in one
-  // search (usually the window the walk already holds); otherwise the lines of the best-ranked
-  // files fetched so far are a lower bound.
-  const countUsages = async (total: number, usagesOf: (f: FileHit) => Usage[], definitions: string) => {
-    const ranked = { query: usagesQuery, contextLines, signal };
-    const window = total <= EXACT_COUNT_FILES ? await searcher.window({ ...ranked, size: total + 1 }) : searcher.peek(ranked);
-    if (!window) return { lines: 0, files: 0, exact: false };
+  // search (often the window the walk already holds); otherwise the lines of the best-ranked
+  // files the walk fetched are a lower bound.
+  const countUsages = async (step: FileWalkPage, usagesOf: (f: FileHit) => Usage[], definitions: string) => {
+    const window =
+      step.ranked.exhausted || step.total > EXACT_COUNT_FILES
+        ? step.ranked
+        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1 });
     // Later pages count the same window again: once per window and set of definitions is enough.
     const memo = countMemo.get(window) ?? new Map<string, { lines: number; files: number }>();
     countMemo.set(window, memo);
@@ -217,7 +218,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
         step = await walkFiles(searcher, walk, at, FILES_PER_STEP);
       }
 
-      counted = await countUsages(step.total, usagesOf, [scope ?? '', ...sites].join('\u0000'));
+      counted = await countUsages(step, usagesOf, [scope ?? '', ...sites].join('\u0000'));
       return {
         items,
         more: next !== undefined,

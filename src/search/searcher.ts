@@ -22,6 +22,16 @@ export const comparePaths = (a: FileHit, b: FileHit): number =>
 /** Files by Zoekt's score, then repo and path: one total order across calls and shards. */
 export const FILE_ORDER: PagingOrder<FileHit> = { score: (f) => f.score, tieBreak: comparePaths };
 
+/** How far a walk over every page of an answer goes (see file-walk.ts). */
+export interface WalkLimits {
+  /** Files ordered by relevance before a walk turns to path order: well past any page size. */
+  rankedFiles: number;
+  /** The most files one walk over pages reaches. */
+  walkFiles: number;
+}
+
+export const WALK_LIMITS: WalkLimits = { rankedFiles: 200, walkFiles: 20_000 };
+
 export interface WindowRequest {
   query: string;
   size: number;
@@ -43,6 +53,7 @@ export class Searcher {
     readonly zoekt: ZoektClient,
     private readonly cache: WindowCache = new WindowCache(),
     readonly scope: RepoScope = RepoScope.ALL,
+    readonly walkLimits: WalkLimits = WALK_LIMITS,
   ) {}
 
   /**

@@ -32,6 +32,8 @@ export interface ZoektClientOptions {
   logger?: Logger;
   /** Told when each HTTP request to Zoekt starts and ends (metrics, tests). */
   onRequest?: (event: { path: string; phase: 'start' | 'end' }) => void;
+  /** The match budget of every search (default MATCH_LIMITS). */
+  matchLimits?: MatchLimits;
 }
 
 export interface SearchRequest {
@@ -71,9 +73,11 @@ export class ZoektClient {
   private readonly log: Logger;
   private readonly dispatcher: Agent;
   private readonly onRequest: ZoektClientOptions['onRequest'];
+  private readonly matchLimits: MatchLimits;
 
   constructor(opts: ZoektClientOptions) {
     this.onRequest = opts.onRequest;
+    this.matchLimits = opts.matchLimits ?? MATCH_LIMITS;
     this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
     this.url = this.base.toString().replace(/\/$/, '');
     this.timeoutMs = opts.timeoutMs;
@@ -94,13 +98,13 @@ export class ZoektClient {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
-      ShardMaxMatchCount: MATCH_LIMITS.shard,
-      TotalMaxMatchCount: MATCH_LIMITS.total,
+      ShardMaxMatchCount: this.matchLimits.shard,
+      TotalMaxMatchCount: this.matchLimits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
-    return decodeSearch(reply, MATCH_LIMITS);
+    return decodeSearch(reply, this.matchLimits);
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
