@@ -174,14 +174,22 @@ const EXPRESSION_BEFORE = /(?:=>?|[!?]|&&|\|\||\b(?:return|await|new|yield|throw
 const CALL_AFTER = /^\s*(?:<[^()]*>)?\s*\(/;
 
 /**
- * Whether the line really defines `name` where ctags put it. ctags sometimes tags a name that
- * is only called on the line (`c = f(o)` tagged as a definition of `f`); that site is a use.
+ * Whether the line really defines `name`. ctags sometimes tags a name that is only called on
+ * the line (`const c = f(o)` tagged as a definition of `f`); a line defines the name when one of
+ * its whole-word occurrences is not such a call. (Zoekt points at the first occurrence, which on a
+ * minified line may be a call before the real `function f(`.)
  */
-export function definesAt(line: string, column: number, name: string): boolean {
-  const chars = [...line];
-  const before = chars.slice(0, column - 1).join('');
-  const after = chars.slice(column - 1 + [...name].length).join('');
-  return !(CALL_AFTER.test(after) && EXPRESSION_BEFORE.test(before));
+export function definesAt(line: string, name: string): boolean {
+  const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${q.escapeRegex(name)}(?![\\p{L}\\p{N}_$])`, 'gu');
+  let seen = false;
+  for (const m of line.matchAll(word)) {
+    seen = true;
+    const before = line.slice(0, m.index);
+    const after = line.slice(m.index + m[0].length);
+    if (!(CALL_AFTER.test(after) && EXPRESSION_BEFORE.test(before))) return true;
+  }
+  // A name ctags reported that the line does not spell out (a generated or renamed tag): keep it.
+  return !seen;
 }
 
 /** Every symbol definition in a file hit, with kinds normalized and parents bare. */
@@ -197,7 +205,7 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
       if (seen.has(key)) continue;
       seen.add(key);
       const lineText = chunk.lines[range.line - chunk.startLine] ?? '';
-      if (!definesAt(lineText, range.column, sym.name)) continue;
+      if (!definesAt(lineText, sym.name)) continue;
       // A Go or Java package is the scope of every symbol in it, not an enclosing type.
       const scoped = sym.parent !== '' && sym.parentKind !== 'package';
       const kind = normalizeKind(sym.kind, file.language, scoped ? sym.parentKind : undefined);

@@ -2,10 +2,15 @@
  * find_references through the built CLI over stdio against the real Zoekt. Expected lines are
  * read from the fixture files (grepCorpus) and match test/fixtures/FACTS.md.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReferenceOutput } from '../../src/search/references.js';
 import { grepCorpus } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
+import { CTAGS_COMMAND, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
 
 let mcp: Connected;
 beforeAll(async () => {
@@ -146,5 +151,52 @@ describe('find_references', () => {
     const kind = failed(await call(mcp.client, 'find_references', { symbol: 'foo', kind: 'funtion' }));
     expect(kind.code).toBe('INVALID_ARGUMENT');
     expect(kind.hint).toContain("'function'");
+  });
+});
+
+describe('a ctags tag on a call site', () => {
+  // Universal Ctags at some versions tags the callee of `const x = f(…)` as a constant named f;
+  // the pinned one does not, so the index here is built by the real ctags with one extra regex
+  // that makes exactly those tags, through the real zoekt-index and zoekt-webserver.
+  let zoekt: RunningZoekt;
+  let conn: Connected;
+  let work: string;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-calltags-'));
+    const repo = join(work, 'calltags');
+    mkdirSync(repo);
+    writeFileSync(join(repo, 'config.ts'), 'export function loadConfig(path: string): string {\n  return path;\n}\n');
+    writeFileSync(
+      join(repo, 'app.ts'),
+      "import { loadConfig } from './config';\n\nexport const settings = loadConfig('app.json');\nconst fallback = loadConfig('default.json');\n",
+    );
+    const ctags = join(work, 'ctags-tagging-calls');
+    writeFileSync(ctags, `#!/bin/sh\nexec '${CTAGS_COMMAND}' '--regex-TypeScript=/=[ \\t]*([A-Za-z_$][A-Za-z0-9_$]*)\\(/\\1/C,constant/' "$@"\n`, { mode: 0o755 });
+    const index = join(work, 'index');
+    mkdirSync(index);
+    execFileSync(join(ZOEKT_BIN, 'zoekt-index'), ['-require_ctags', '-index', index, repo], { env: { ...process.env, CTAGS_COMMAND: ctags }, stdio: 'ignore' });
+    zoekt = await startWebserver({ indexDir: index, expectRepos: 1 });
+    conn = await connectStdio({ ZOEKT_URL: zoekt.url });
+    // The index really holds the false tags, or this test would prove nothing.
+    const raw = await fetch(`${zoekt.url}/api/search`, { method: 'POST', body: JSON.stringify({ Q: 'case:yes sym:^loadConfig$', Opts: { MaxDocDisplayCount: 10 } }) });
+    const files = ((await raw.json()) as { Result: { Files: { FileName: string }[] } }).Result.Files.map((f) => f.FileName);
+    expect(files.sort()).toEqual(['app.ts', 'config.ts']);
+  });
+  afterAll(async () => {
+    await conn?.close();
+    await zoekt?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('is neither reported as a definition nor hidden from the usages', async () => {
+    const out = ok<ReferenceOutput>(await call(conn.client, 'find_references', { symbol: 'loadConfig' }));
+    expect(out.definitions.map((d) => `${d.path}:${d.line}`)).toEqual(['config.ts:1']);
+    expect(out.usages.map((u) => `${u.path}:${u.line}`).sort()).toEqual(['app.ts:1', 'app.ts:3', 'app.ts:4']);
+    expect(out.stats).toMatchObject({ definition_count: 1, usage_count: 3, complete: true });
+  });
+
+  it('is not a definition for search_symbols either', async () => {
+    const out = ok<{ symbols: { path: string; line: number; kind: string }[] }>(await call(conn.client, 'search_symbols', { name: 'loadConfig' }));
+    expect(out.symbols.map((s) => `${s.path}:${s.line}:${s.kind}`)).toEqual(['config.ts:1:function']);
   });
 });

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { normalizeKind, parseKinds } from '../../src/search/kinds.js';
-import { parseName, wordRegex } from '../../src/search/symbols.js';
+import { definesAt, parseName, wordRegex } from '../../src/search/symbols.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);
 
 describe('normalizeKind', () => {
   it.each([
     ['func', 'Go', undefined, 'function'],
+    ['talias', 'Go', undefined, 'type'],
+    ['anonMember', 'Go', 'struct', 'field'],
     ['func', 'Go', 'struct', 'method'],
     ['methodSpec', 'Go', 'interface', 'method'],
     ['member', 'Go', 'struct', 'field'],
@@ -102,5 +104,33 @@ describe('wordRegex', () => {
     expect(matches(wordRegex('foo'), 'foobar')).toBe(false);
     expect(matches(wordRegex('$scope'), 'x = $scope;')).toBe(true);
     expect(matches(wordRegex('$scope'), '$scopes')).toBe(false);
+  });
+});
+
+describe('definesAt', () => {
+  it.each([
+    ['export const settings = loadConfig(path);', 'loadConfig'],
+    ['const x = await fetchUser<User>(id);', 'fetchUser'],
+    ['c := parse(s)', 'parse'],
+    ['return build(a, b)', 'build'],
+    ['const el = new Widget(props)', 'Widget'],
+    ['ok && start()', 'start'],
+  ])('a call in an expression defines nothing: %s', (line, name) => {
+    expect(definesAt(line, name)).toBe(false);
+  });
+
+  it.each([
+    ['export function loadConfig(path: string) {', 'loadConfig'],
+    ['export const settings = loadConfig(path);', 'settings'],
+    ['func (s *Server) Start() error {', 'Start'],
+    ['\tSetDeadline(t time.Time) error', 'SetDeadline'],
+    ['def find(self, id):', 'find'],
+    ['public void disable() {', 'disable'],
+    ['void buffer_init(struct buffer *b) {', 'buffer_init'],
+    ['type FuncMap = template.FuncMap', 'FuncMap'],
+    // Minified: the first `f` is a call, the real definition comes later on the line.
+    ['const o=process.execPath,c=f(o),l=s.map(f);function f(e){return e}', 'f'],
+  ])('a declaration defines the name: %s', (line, name) => {
+    expect(definesAt(line, name)).toBe(true);
   });
 });
