@@ -268,17 +268,25 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     limit,
     fetch: async (offset) => {
       const { files, window } = await candidateFiles(searcher, query, offset === 0, signal);
-      for (const file of files) {
-        for (const { symbol, scope } of symbolsOf(file)) {
-          if (pattern.parent) {
-            const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
-            if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
+      // Later pages of a walk rank the same cached window again: once per window and filter.
+      const memoKey = JSON.stringify([args.name, args.regex, caseSensitive, args.kinds]);
+      const memo = rankedMemo.get(window) ?? new Map<string, Ranked[]>();
+      rankedMemo.set(window, memo);
+      ranked = memo.get(memoKey) ?? [];
+      if (!memo.has(memoKey)) {
+        for (const file of files) {
+          for (const { symbol, scope } of symbolsOf(file)) {
+            if (pattern.parent) {
+              const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
+              if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
+            }
+            if (kinds && !kinds.has(symbol.kind as Kind)) continue;
+            ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
           }
-          if (kinds && !kinds.has(symbol.kind as Kind)) continue;
-          ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
         }
+        ranked.sort(compareRanked);
+        memo.set(memoKey, ranked);
       }
-      ranked = ranked.sort(compareRanked);
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranked.length > offset + limit,
@@ -301,6 +309,9 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     ...pagingOutput(page),
   };
 }
+
+/** Ranked symbols of a cached candidate window, per name pattern and kinds. */
+const rankedMemo = new WeakMap<object, Map<string, Ranked[]>>();
 
 function candidatesBound(): { reason: string; hint: string } {
   const most = FILE_WINDOWS[FILE_WINDOWS.length - 1]!.toLocaleString('en-US');
