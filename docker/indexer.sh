@@ -105,11 +105,14 @@ round() {
   [ "$failures" -eq 0 ]
 }
 
-trap 'say "stopping"; exit 0' TERM INT
+# SIGTERM (docker stop) ends the wait between rounds at once, and a round once its current
+# repository is done. $! is the only background job, the sleep between rounds: it is set as soon
+# as the sleep starts, so the trap stops it even when the signal comes right then.
+trap 'say "stopping"; [ -z "${!:-}" ] || kill "$!" 2>/dev/null; exit 0' TERM INT
 while :; do
   status=0
   round || status=1
   [ "$INDEX_INTERVAL" -gt 0 ] || exit "$status"
   sleep "$INDEX_INTERVAL" &
-  wait $! || true
+  wait "$!" || true
 done
