@@ -3,10 +3,12 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
-import { liftCase, normalizeWhitespace } from '../zoekt/query-syntax.js';
-import type { Chunk, FileHit, SearchStatsOut } from '../zoekt/wire.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { liftCase, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
+import { z } from 'zod';
+import type { Chunk, FileHit } from '../zoekt/wire.js';
+import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import type { Searcher } from './searcher.js';
 
 export const SEARCH_CODE = 'search_code';
@@ -24,36 +26,37 @@ export interface CodeSearchArgs extends SharedFilters {
   cursor?: string | undefined;
 }
 
-export interface CodeMatch {
-  line: number;
-  column: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-  symbol?: { name: string; kind: string; parent?: string };
-}
+const CodeMatch = z.object({
+  line: z.number().int(),
+  column: z.number().int(),
+  text: z.string(),
+  before: z.array(z.string()).optional(),
+  after: z.array(z.string()).optional(),
+  symbol: z.object({ name: z.string(), kind: z.string(), parent: z.string().optional() }).optional(),
+});
+export type CodeMatch = z.infer<typeof CodeMatch>;
 
-export interface CodeFileResult {
-  repo: string;
-  path: string;
-  language: string;
-  branches?: string[];
-  version?: string;
-  score: number;
+const CodeFileResult = z.object({
+  repo: z.string(),
+  path: z.string(),
+  language: z.string(),
+  branches: z.array(z.string()).optional(),
+  version: z.string().optional(),
+  score: z.number(),
   /** True when the file matched by its path (a bare term matches paths too). */
-  path_match?: boolean;
-  matches: CodeMatch[];
-  omitted_matches: number;
-}
+  path_match: z.boolean().optional(),
+  matches: z.array(CodeMatch),
+  omitted_matches: z.number().int(),
+});
+export type CodeFileResult = z.infer<typeof CodeFileResult>;
 
-export interface CodeSearchOutput {
-  zoekt_query: string;
-  results: CodeFileResult[];
-  stats: { files: number; matches: number; duration_ms: number };
-  partial?: { reason: string };
-  next_cursor?: string;
-  hint?: string;
-}
+export const CodeSearchOutput = z.object({
+  zoekt_query: z.string(),
+  results: z.array(CodeFileResult),
+  stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...pagingFields,
+});
+export type CodeSearchOutput = z.infer<typeof CodeSearchOutput>;
 
 export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines: 1, max_matches_per_file: 5, limit: 10 };
 
@@ -61,8 +64,9 @@ export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines
 const MAX_LINE_CHARS = 400;
 
 export function buildCodeQuery(args: CodeSearchArgs): string {
-  let text = args.query.trim();
-  if (text === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
+  if (args.query.trim() === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
+  // Literal text is searched exactly as given, spaces at either end included.
+  let text = args.literal ? args.query : args.query.trim();
   let mode = args.case_sensitive ?? 'auto';
   if (!args.literal) {
     const lifted = liftCase(normalizeWhitespace(text));
@@ -93,40 +97,26 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const limit = args.limit ?? CODE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
   const maxPerFile = args.max_matches_per_file ?? CODE_DEFAULTS.max_matches_per_file;
-  const offset = args.cursor ? decodeCursor(SEARCH_CODE, { ...args }, args.cursor).offset : 0;
   const query = buildCodeQuery(args);
-
-  const { page, window: last } = await searcher.filePage({ query, contextLines, signal }, offset, limit);
-
-  const results = page.items.map((f) => toFileResult(f, contextLines, maxPerFile));
+  const page = await paginate({
+    tool: SEARCH_CODE,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal }, offset, limit);
+      return { ...walked, items: walked.files.map((f) => toFileResult(f, contextLines, maxPerFile)) };
+    },
+    emptyHint: () => zeroResultHint(searcher, args, signal),
+  });
   const out: CodeSearchOutput = {
     zoekt_query: searcher.confine(query),
-    results,
-    stats: {
-      files: Math.max(last.stats.fileCount, page.window.items.length),
-      matches: last.stats.matchCount,
-      duration_ms: Date.now() - started,
-    },
+    results: page.items,
+    stats: { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete },
+    ...pagingOutput(page),
   };
-  const partial = partialReason(last);
-  if (partial) out.partial = { reason: partial };
-  if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_CODE, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (results.length === 0) {
-    const hint = await zeroResultHint(searcher, args, offset, signal);
-    // An empty answer from a search that did not finish says nothing about the corpus.
-    out.hint = partial ? `The search did not complete (${partial}), so matches may exist. Check Zoekt's log or call get_health. ${hint}` : hint;
-  }
+  const split = args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query);
+  if (split) out.hint = out.hint ? `${split} ${out.hint}` : split;
   return out;
-}
-
-export function partialReason(result: { stats: SearchStatsOut } | undefined): string | undefined {
-  if (!result) return undefined;
-  const { crashes, flushReason } = result.stats;
-  if (crashes > 0) return `${crashes} index shard(s) failed during the search; results from them are missing`;
-  if (flushReason === 1 || flushReason === 'timer_expired' || flushReason === 'FlushReasonTimerExpired') {
-    return 'zoekt hit its time limit before searching everything; narrow the query for complete results';
-  }
-  return undefined;
 }
 
 function clip(text: string, column: number): string {
@@ -210,8 +200,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
 
 const REGEX_META = /[.()[\]{}*+?|^$\\]/;
 
-async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, offset: number, signal?: AbortSignal): Promise<string> {
-  if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
+async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<string> {
   const tips: string[] = [];
   if (args.repos?.length) {
     const known = await searcher.list(q.render(q.or(...filterParts({ repos: args.repos }))), signal).catch(() => undefined);

@@ -5,9 +5,10 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
-import { partialReason } from './code.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { z } from 'zod';
+import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { pathGlobToRegex } from './globs.js';
 import type { Searcher } from './searcher.js';
 
@@ -20,14 +21,13 @@ export interface FileSearchArgs extends SharedFilters {
   cursor?: string | undefined;
 }
 
-export interface FileSearchOutput {
-  zoekt_query: string;
-  files: { repo: string; path: string; language: string }[];
-  stats: { files: number; duration_ms: number };
-  partial?: { reason: string };
-  next_cursor?: string;
-  hint?: string;
-}
+export const FileSearchOutput = z.object({
+  zoekt_query: z.string(),
+  files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string() })),
+  stats: z.object({ files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...pagingFields,
+});
+export type FileSearchOutput = z.infer<typeof FileSearchOutput>;
 
 export const FILE_DEFAULTS = { limit: 50 };
 
@@ -41,24 +41,26 @@ export function buildFileQuery(args: FileSearchArgs): string {
 export async function searchFiles(searcher: Searcher, args: FileSearchArgs, signal?: AbortSignal): Promise<FileSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
-  const offset = args.cursor ? decodeCursor(SEARCH_FILES, { ...args }, args.cursor).offset : 0;
   const query = buildFileQuery(args);
-
-  const { page, window: last } = await searcher.filePage({ query, signal }, offset, limit);
-  const out: FileSearchOutput = {
+  const page = await paginate({
+    tool: SEARCH_FILES,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      const walked = await walkFiles(searcher, { query, content: false, signal }, offset, limit);
+      return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language })) };
+    },
+    emptyHint: () => zeroFileHint(args, searcher.scope.note()),
+  });
+  return {
     zoekt_query: searcher.confine(query),
-    files: page.items.map((f) => ({ repo: f.repo, path: f.path, language: f.language })),
-    stats: { files: Math.max(last.stats.fileCount, page.window.items.length), duration_ms: Date.now() - started },
+    files: page.items,
+    stats: { files: page.total, duration_ms: Date.now() - started, complete: page.complete },
+    ...pagingOutput(page),
   };
-  const partial = partialReason(last);
-  if (partial) out.partial = { reason: partial };
-  if (page.hasMore) out.next_cursor = encodeCursor(SEARCH_FILES, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (out.files.length === 0) out.hint = zeroFileHint(args, offset, searcher.scope.note());
-  return out;
 }
 
-function zeroFileHint(args: FileSearchArgs, offset: number, scopeNote: string | undefined): string {
-  if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
+function zeroFileHint(args: FileSearchArgs, scopeNote: string | undefined): string {
   const tips: string[] = [];
   const pattern = args.pattern.trim();
   if (!args.regex) {

@@ -43,25 +43,35 @@ function decides<T>(window: RankedWindow<T>, offset: number, limit: number, orde
   return order.score(lastFetched) < order.score(lastOnPage);
 }
 
+export interface FetchOptions<T> {
+  /** Pages fetched at once, so the window cache can serve the next ones. */
+  prefetchPages?: number;
+  /** An earlier call's window; the page is cut from it when it decides it. */
+  cached?: (RankedWindow<T> & { size: number }) | undefined;
+  /** The largest window worth asking for (the caller never pages past it). */
+  maxSize?: number;
+}
+
 /**
- * Cuts the page from `cached` (an earlier call's window) when it decides it; otherwise fetches
- * the window of `offset + limit * prefetchPages + 1` items, growing it while a run of
- * equal scores crosses its cut, and returns the page. Prefetching a page or two beyond the one
- * asked lets the window cache serve the next pages.
+ * Cuts the page from `cached` when it decides it; otherwise fetches a window of
+ * `offset + limit * prefetchPages + 1` items, at least twice the cached one (so a walk over
+ * every page asks Zoekt a handful of times, not once per page), growing it while a run of equal
+ * scores crosses its cut.
  */
 export async function fetchPage<T>(
   fetchWindow: (size: number) => Promise<RankedWindow<T>>,
   offset: number,
   limit: number,
   order: PagingOrder<T>,
-  prefetchPages = 1,
-  cached?: RankedWindow<T>,
+  opts: FetchOptions<T> = {},
 ): Promise<Page<T>> {
+  const { cached } = opts;
   if (cached) {
     const window = { items: sortRanked(cached.items, order), exhausted: cached.exhausted };
     if (decides(window, offset, limit, order)) return pageOf(window, offset, limit);
   }
-  let size = offset + limit * prefetchPages + 1;
+  const cap = (n: number) => (opts.maxSize === undefined ? n : Math.max(offset + limit + 1, Math.min(n, opts.maxSize)));
+  let size = cap(Math.max(offset + limit * (opts.prefetchPages ?? 1) + 1, 2 * (cached?.size ?? 0)));
   let window: RankedWindow<T> = { items: [], exhausted: true };
   for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
     const fetched = await fetchWindow(size);

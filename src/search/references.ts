@@ -1,22 +1,25 @@
 /**
  * find_references: the definitions of one identifier (ctags symbols, exact name and case) and
  * its usages (whole-word, case-sensitive content matches), asked of Zoekt at the same time.
- * Pages run over usage lines; definitions are all on the first page and never repeated as
+ * Pages run over usage lines, read file by file along the same walk search_code pages through
+ * (so a page costs what it shows); definitions are all on the first page and never repeated as
  * usages. When every definition is in one language family and no language filter was given,
  * usages are kept to that family (a Go `Server` is not a TypeScript `Server`).
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
-import { partialReason, toFileResult } from './code.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { z } from 'zod';
+import { toFileResult } from './code.js';
+import { walkFiles, type FileWalkPage } from './file-walk.js';
+import { zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
 import { familyLanguages, languageByName } from './languages.js';
-import { compareStrings, sortRanked } from './paging.js';
-import { FILE_ORDER, type Searcher } from './searcher.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { compareStrings } from './paging.js';
+import type { Searcher } from './searcher.js';
 import { buildSymbolQuery, candidateFiles, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
-import type { Window } from './window-cache.js';
 
 export const FIND_REFERENCES = 'find_references';
 
@@ -29,44 +32,46 @@ export interface ReferenceArgs extends SharedFilters {
   cursor?: string | undefined;
 }
 
-export interface Definition {
-  repo: string;
-  path: string;
-  line: number;
-  column: number;
-  kind: string;
-  text: string;
-}
+const location = { repo: z.string(), path: z.string(), line: z.number().int(), column: z.number().int(), text: z.string() };
+const Definition = z.object({ ...location, kind: z.string() });
+type Definition = z.infer<typeof Definition>;
+const Usage = z.object({ ...location, before: z.array(z.string()).optional(), after: z.array(z.string()).optional() });
+type Usage = z.infer<typeof Usage>;
 
-export interface Usage {
-  repo: string;
-  path: string;
-  line: number;
-  column: number;
-  text: string;
-  before?: string[];
-  after?: string[];
-}
-
-export interface ReferenceOutput {
-  symbol: string;
-  zoekt_queries: { definitions: string; usages: string };
-  definitions: Definition[];
-  usages: Usage[];
-  stats: { definition_count: number; usage_count: number; files: number; duration_ms: number };
-  scope?: string;
-  partial?: { reason: string };
-  next_cursor?: string;
-  hint?: string;
-}
+export const ReferenceOutput = z.object({
+  symbol: z.string(),
+  zoekt_queries: z.object({ definitions: z.string(), usages: z.string() }),
+  definitions: z.array(Definition),
+  usages: z.array(Usage),
+  stats: z.object({
+    definition_count: z.number().int(),
+    usage_count: z.number().int(),
+    files: z.number().int(),
+    duration_ms: z.number(),
+    complete: completeField,
+  }),
+  scope: z.string().optional(),
+  ...pagingFields,
+});
+export type ReferenceOutput = z.infer<typeof ReferenceOutput>;
 
 export const REFERENCE_DEFAULTS = { include_definitions: true, context_lines: 0, limit: 50 };
 
-/** Usage windows grow this many times (×4 each) while filtered lines leave the page undecided. */
-const MAX_GROWTH_ROUNDS = 3;
-const MAX_USAGE_FILES = 5000;
+/** Usages in up to this many files are counted exactly (one search fetches them all); above it, the count is a lower bound. */
+const EXACT_COUNT_FILES = 1000;
+/** Files read at a time while filling a page of usage lines. */
+const FILES_PER_STEP = 50;
+/**
+ * A page starts at a usage line given as (file, line within the file) of the walk over files,
+ * packed into the cursor's offset: no file has a million matching lines (Zoekt indexes files
+ * of at most 2 MiB).
+ */
+const LINES_PER_FILE = 1 << 20;
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
 const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
+
+/** Usage counts of a cached window, per set of definitions (which lines count depends on them). */
+const countMemo = new WeakMap<object, Map<string, { lines: number; files: number }>>();
 
 const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${path}\u0000${line}`;
 
@@ -86,33 +91,18 @@ function wholeIdentifierRanges(file: FileHit): FileHit {
   return { ...file, chunks };
 }
 
-interface UsageLine {
-  usage: Usage;
-  score: number;
-}
-
-function usageLines(files: FileHit[], contextLines: number, keep: (f: FileHit) => boolean, definitionSites: Set<string>): UsageLine[] {
-  const out: UsageLine[] = [];
-  for (const file of sortRanked(files, FILE_ORDER)) {
-    if (!keep(file)) continue;
-    const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER);
-    for (const m of result.matches) {
-      if (definitionSites.has(siteKey(file.repo, file.path, m.line))) continue;
-      const usage: Usage = { repo: file.repo, path: file.path, line: m.line, column: m.column, text: m.text };
-      if (m.before) usage.before = m.before;
-      if (m.after) usage.after = m.after;
-      out.push({ usage, score: file.score });
-    }
+/** The usage lines of one file: whole-identifier matches, definition sites left out. */
+function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<string>): Usage[] {
+  const out: Usage[] = [];
+  const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER);
+  for (const m of result.matches) {
+    if (definitionSites.has(siteKey(file.repo, file.path, m.line))) continue;
+    const usage: Usage = { repo: file.repo, path: file.path, line: m.line, column: m.column, text: m.text };
+    if (m.before) usage.before = m.before;
+    if (m.after) usage.after = m.after;
+    out.push(usage);
   }
   return out;
-}
-
-/** Whether the lines of `window` decide the page [offset, offset+limit) and whether more follow. */
-function decided(window: Window, lines: UsageLine[], offset: number, limit: number): boolean {
-  if (window.exhausted) return true;
-  // Files not fetched score at most the lowest fetched score, so only lines above it are certain.
-  const lowest = Math.min(...window.files.map((f) => f.score));
-  return lines.filter((l) => l.score > lowest).length > offset + limit;
 }
 
 function hasFilters(args: SharedFilters): boolean {
@@ -131,84 +121,137 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   const limit = args.limit ?? REFERENCE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? REFERENCE_DEFAULTS.context_lines;
   const kinds = args.kind ? parseKinds([args.kind]) : undefined;
-  const offset = args.cursor ? decodeCursor(FIND_REFERENCES, { ...args }, args.cursor).offset : 0;
   const pattern = parseName(symbol, false);
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
   const definitionsQuery = buildSymbolQuery({ ...filters, name: symbol, case_sensitive: true, include_vendored: true }, pattern);
   const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
-  // Both questions go to Zoekt at once; the usage window is refined afterwards if needed. A
-  // window cached by an earlier page is tried first (it usually holds this page too).
-  const usageRequest = { query: usagesQuery, contextLines, signal, fresh: offset === 0 };
-  const cachedUsages = searcher.peek(usageRequest);
-  let size = Math.max(cachedUsages?.size ?? 0, Math.min(MAX_USAGE_FILES, offset + limit * 2 + 1));
-  const [candidates, firstUsages] = await Promise.all([
-    candidateFiles(searcher, definitionsQuery, offset === 0, signal),
-    cachedUsages ?? searcher.window({ ...usageRequest, size }),
-  ]);
-
-  const namedSymbols = candidates.files
-    .flatMap(symbolsOf)
-    .filter(({ symbol: s, scope }) => {
-      if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
-      if (s.name !== pattern.member) return false;
-      if (pattern.parent && !parentEndsWith(scope, pattern.parent)) return false;
-      return true;
-    })
-    .map(({ symbol: s }) => s)
-    .sort((a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || a.line - b.line || a.column - b.column);
-  // A definition of another kind than the one asked for is still a definition, not a usage.
-  const sites = new Set(namedSymbols.map((s) => siteKey(s.repo, s.path, s.line)));
-  const definitionSymbols = namedSymbols.filter((s) => !kinds || kinds.has(s.kind as Kind));
-
+  let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
-  let keep: (f: FileHit) => boolean = () => true;
-  if (!hasFilters(args) && definitionSymbols.length > 0) {
-    const families = new Set(definitionSymbols.map(familyOf));
-    if (families.size === 1) {
-      const family = [...families][0]!;
-      const members = familyLanguages(family);
-      const allowed = new Set(members.length ? members : [family]);
-      keep = (f) => allowed.has(f.language);
-      const shown = [...allowed].slice(0, 6).join(', ');
-      scope =
-        `usages are limited to the ${family} language family (${shown}${allowed.size > 6 ? ', …' : ''}) because every definition is in it; ` +
-        'to search other languages too, pass languages with the ones you want, or source_code_only: true for all source code';
+  let counted = { lines: 0, files: 0, exact: false };
+  const walk = { query: usagesQuery, contextLines, content: true, signal };
+  // Every usage line is counted when the files with matches are few enough to fetch in one
+  // search (often the window the walk already holds); otherwise the lines of the best-ranked
+  // files the walk fetched are a lower bound.
+  const countUsages = async (step: FileWalkPage, usagesOf: (f: FileHit) => Usage[], definitions: string) => {
+    const window =
+      step.ranked.exhausted || step.total > EXACT_COUNT_FILES
+        ? step.ranked
+        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1 });
+    // Later pages count the same window again: once per window and set of definitions is enough.
+    const memo = countMemo.get(window) ?? new Map<string, { lines: number; files: number }>();
+    countMemo.set(window, memo);
+    let counts = memo.get(definitions);
+    if (!counts) {
+      counts = { lines: 0, files: 0 };
+      for (const f of window.files) {
+        const n = usagesOf(f).length;
+        counts.lines += n;
+        if (n > 0) counts.files++;
+      }
+      memo.set(definitions, counts);
     }
-  }
+    return { ...counts, exact: window.exhausted };
+  };
+  const page = await paginate({
+    tool: FIND_REFERENCES,
+    args: { ...args },
+    limit,
+    fetch: async (position) => {
+      const startFile = Math.floor(position / LINES_PER_FILE);
+      const startLine = position % LINES_PER_FILE;
+      // Both questions go to Zoekt at once; which usages count depends on the definitions.
+      const [candidates, firstStep] = await Promise.all([
+        candidateFiles(searcher, definitionsQuery, position === 0, signal),
+        walkFiles(searcher, walk, startFile, FILES_PER_STEP),
+      ]);
 
-  let window = firstUsages;
-  let lines = usageLines(window.files, contextLines, keep, sites);
-  for (let round = 0; round < MAX_GROWTH_ROUNDS && !decided(window, lines, offset, limit) && size < MAX_USAGE_FILES; round++) {
-    size = Math.min(MAX_USAGE_FILES, size * 4);
-    window = await searcher.window({ ...usageRequest, size });
-    lines = usageLines(window.files, contextLines, keep, sites);
-  }
+      const namedSymbols = candidates.files
+        .flatMap(symbolsOf)
+        .filter(({ symbol: s, scope: parentScope }) => {
+          if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
+          if (s.name !== pattern.member) return false;
+          if (pattern.parent && !parentEndsWith(parentScope, pattern.parent)) return false;
+          return true;
+        })
+        .map(({ symbol: s }) => s)
+        .sort((a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || a.line - b.line || a.column - b.column);
+      // A definition of another kind than the one asked for is still a definition, not a usage.
+      const sites = new Set(namedSymbols.map((s) => siteKey(s.repo, s.path, s.line)));
+      definitionSymbols = namedSymbols.filter((s) => !kinds || kinds.has(s.kind as Kind));
 
-  const page = lines.slice(offset, offset + limit).map((l) => l.usage);
+      let keep: (f: FileHit) => boolean = () => true;
+      if (!hasFilters(args) && definitionSymbols.length > 0) {
+        const families = new Set(definitionSymbols.map(familyOf));
+        if (families.size === 1) {
+          const family = [...families][0]!;
+          const members = familyLanguages(family);
+          const allowed = new Set(members.length ? members : [family]);
+          keep = (f) => allowed.has(f.language);
+          const shown = [...allowed].slice(0, 6).join(', ');
+          scope =
+            `usages are limited to the ${family} language family (${shown}${allowed.size > 6 ? ', …' : ''}) because every definition is in it; ` +
+            'to search other languages too, pass languages with the ones you want, or source_code_only: true for all source code';
+        }
+      }
+      const usagesOf = (f: FileHit) => (keep(f) ? fileUsages(f, contextLines, sites) : []);
+
+      // Walk the files from the page's start, a step at a time, until the page is full and one
+      // more usage line is seen (so `more` is exact), or the files run out.
+      const items: Usage[] = [];
+      let next: number | undefined;
+      let step = firstStep;
+      let at = startFile;
+      for (;;) {
+        for (const file of step.files) {
+          const lines = usagesOf(file);
+          const from = at === startFile ? startLine : 0;
+          for (let i = from; i < lines.length && next === undefined; i++) {
+            if (items.length < limit) items.push(lines[i]!);
+            else next = at * LINES_PER_FILE + i;
+          }
+          at++;
+          if (next !== undefined) break;
+        }
+        if (next !== undefined || !step.more) break;
+        step = await walkFiles(searcher, walk, at, FILES_PER_STEP);
+      }
+
+      counted = await countUsages(step, usagesOf, [scope ?? '', ...sites].join('\u0000'));
+      return {
+        items,
+        more: next !== undefined,
+        ...(next === undefined ? {} : { nextOffset: next }),
+        complete: counted.exact && step.complete && candidates.window.exhausted && !candidates.window.stats.stopped,
+        partial: step.partial ?? zoektPartial(candidates.window.stats),
+      };
+    },
+    emptyHint: () => '',
+  });
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
-  const definitions = offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [];
   const out: ReferenceOutput = {
     symbol,
     zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
-    definitions,
-    usages: page,
+    definitions: page.offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [],
+    usages: page.items,
     stats: {
       definition_count: definitionSymbols.length,
-      usage_count: lines.length,
-      files: new Set(lines.map((l) => `${l.usage.repo}\u0000${l.usage.path}`)).size,
+      usage_count: counted.lines,
+      files: counted.files,
       duration_ms: Date.now() - started,
+      complete: page.complete,
     },
+    ...(scope ? { scope } : {}),
+    ...pagingOutput(page),
   };
-  if (scope) out.scope = scope;
-  const partial = partialReason(window) ?? partialReason(candidates.window);
-  if (partial) out.partial = { reason: partial };
-  if (lines.length > offset + limit || (!window.exhausted && page.length === limit)) {
-    out.next_cursor = encodeCursor(FIND_REFERENCES, { ...args }, { offset: offset + limit, pageSize: limit });
-  }
-  const hint = referencesHint(args, pattern.member, definitionSymbols.length, lines.length, offset, scope, searcher.scope.note());
+  // The page protocol's note (past the end, or an unfinished search) comes first; the first page
+  // also says what is missing when definitions or usages are.
+  const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, counted.lines + page.items.length, scope, searcher.scope.note()) : undefined]
+    .filter(Boolean)
+    .join(' ');
   if (hint) out.hint = hint;
+  else delete out.hint;
   return out;
 }
 
@@ -226,8 +269,7 @@ function toDefinition(s: SymbolResult): Definition {
   return { repo: s.repo, path: s.path, line: s.line, column: s.column, kind: s.kind, text: s.signature };
 }
 
-function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, offset: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
-  if (offset > 0 && usages <= offset) return 'This page is past the last usage; the results ended on an earlier page.';
+function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
   if (definitions > 0 && usages > 0) return undefined;
   const filters = describeFilters(args);
   const confined = scopeNote ? ` Note that ${scopeNote}.` : '';

@@ -4,7 +4,7 @@
  */
 import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { paginate } from './page.js';
 import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
@@ -51,30 +51,33 @@ export function toRepoEntry(r: RepoInfo): RepoEntry {
 
 export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?: AbortSignal): Promise<ListReposOutput> {
   const limit = args.limit ?? LIST_REPOS_DEFAULTS.limit;
-  const offset = args.cursor ? decodeCursor(LIST_REPOS, { ...args }, args.cursor).offset : 0;
   const query = args.filter !== undefined ? q.render(q.repo(repoGlobToRegex(args.filter))) : '';
-  const listed = await searcher.list(query, signal);
-  const all = [...listed.repos].sort((a, b) => compareStrings(a.name, b.name));
-  const out: ListReposOutput = {
-    repos: all.slice(offset, offset + limit).map(toRepoEntry),
-    totals: {
-      repos: all.length,
-      shards: listed.stats.shards,
-      documents: listed.stats.documents,
-      index_bytes: listed.stats.indexBytes,
-      content_bytes: listed.stats.contentBytes,
+  let totals: ListReposOutput['totals'] | undefined;
+  const page = await paginate({
+    tool: LIST_REPOS,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      const listed = await searcher.list(query, signal);
+      const all = [...listed.repos].sort((a, b) => compareStrings(a.name, b.name));
+      totals = {
+        repos: all.length,
+        shards: listed.stats.shards,
+        documents: listed.stats.documents,
+        index_bytes: listed.stats.indexBytes,
+        content_bytes: listed.stats.contentBytes,
+      };
+      return { items: all.slice(offset, offset + limit).map(toRepoEntry), more: all.length > offset + limit, complete: true };
     },
-  };
-  if (all.length > offset + limit) out.next_cursor = encodeCursor(LIST_REPOS, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (out.repos.length === 0) {
-    out.hint =
-      offset > 0
-        ? 'This page is past the last repository.'
-        : args.filter !== undefined
-          ? `No indexed repository matches '${args.filter}'${searcher.scope.restricted ? ` within this server's repositories (${searcher.scope.describe()})` : ''}. A bare name matches the last part of a name ('webapp'); a glob with '/' matches whole names ('github.com/acme/*'). Call list_repos without filter to see every name.`
-          : searcher.scope.restricted
-            ? `No indexed repository matches this server's --allow-repos (${searcher.scope.describe()}).`
-            : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.';
-  }
+    emptyHint: () =>
+      args.filter !== undefined
+        ? `No indexed repository matches '${args.filter}'${searcher.scope.restricted ? ` within this server's repositories (${searcher.scope.describe()})` : ''}. A bare name matches the last part of a name ('webapp'); a glob with '/' matches whole names ('github.com/acme/*'). Call list_repos without filter to see every name.`
+        : searcher.scope.restricted
+          ? `No indexed repository matches this server's --allow-repos (${searcher.scope.describe()}).`
+          : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
+  });
+  const out: ListReposOutput = { repos: page.items, totals: totals! };
+  if (page.next_cursor) out.next_cursor = page.next_cursor;
+  if (page.hint) out.hint = page.hint;
   return out;
 }

@@ -2,6 +2,7 @@
  * Zoekt searches as the tools need them: a ranked window of `size` files for a query, served
  * from the window cache when an earlier call already fetched enough of it.
  */
+import * as q from '../zoekt/query.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import type { FileHit, RepoListResult } from '../zoekt/wire.js';
 import { RepoScope } from './scope.js';
@@ -11,11 +12,25 @@ import { WindowCache, type Window } from './window-cache.js';
 /** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
 export const PREFETCH_PAGES = 2;
 
+/** One file of an answer: a path can stand twice when its content differs between branches. */
+export const fileId = (f: FileHit): string => `${f.repo}\u0000${f.path}\u0000${f.version ?? ''}`;
+
+/** Repo, path, version: the order of files among equal scores, and of a walk's path-ordered part. */
+export const comparePaths = (a: FileHit, b: FileHit): number =>
+  compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || compareStrings(a.version ?? '', b.version ?? '');
+
 /** Files by Zoekt's score, then repo and path: one total order across calls and shards. */
-export const FILE_ORDER: PagingOrder<FileHit> = {
-  score: (f) => f.score,
-  tieBreak: (a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path),
-};
+export const FILE_ORDER: PagingOrder<FileHit> = { score: (f) => f.score, tieBreak: comparePaths };
+
+/** How far a walk over every page of an answer goes (see file-walk.ts). */
+export interface WalkLimits {
+  /** Files ordered by relevance before a walk turns to path order: well past any page size. */
+  rankedFiles: number;
+  /** The most files one walk over pages reaches. */
+  walkFiles: number;
+}
+
+export const WALK_LIMITS: WalkLimits = { rankedFiles: 200, walkFiles: 20_000 };
 
 export interface WindowRequest {
   query: string;
@@ -27,15 +42,18 @@ export interface WindowRequest {
    * search sees index updates and a stopped Zoekt; the cache only serves later pages.
    */
   fresh?: boolean;
+  /** The cache key, when it is not the query's ranked files (a listing, a block of a walk). */
+  key?: string;
 }
 
-const windowKey = (req: Omit<WindowRequest, 'size'>) => `${req.contextLines ?? 0}\u0000${req.query}`;
+const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
 
 export class Searcher {
   constructor(
     readonly zoekt: ZoektClient,
     private readonly cache: WindowCache = new WindowCache(),
     readonly scope: RepoScope = RepoScope.ALL,
+    readonly walkLimits: WalkLimits = WALK_LIMITS,
   ) {}
 
   /**
@@ -58,6 +76,21 @@ export class Searcher {
     return window;
   }
 
+  /**
+   * The files of `query` that are among `files`, with their matches: one search restricted to
+   * those paths, which costs what the page costs rather than what the whole answer does.
+   */
+  async filesAmong(req: Omit<WindowRequest, 'size' | 'key'>, files: FileHit[], block: string): Promise<Window> {
+    const byRepo = new Map<string, string[]>();
+    for (const f of files) byRepo.set(f.repo, [...(byRepo.get(f.repo) ?? []), f.path]);
+    const perRepo = [...byRepo].map(([repo, paths]) => `( ${q.render(q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.or(...paths.map((p) => q.file(`^${q.escapeRegex(p)}$`)))))} )`);
+    const restriction = perRepo.length === 1 ? perRepo[0]! : `( ${perRepo.join(' or ')} )`;
+    // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
+    // Keyed by the block of the walk it serves, not by the long restricted text.
+    const key = `${block}\u0000${req.contextLines ?? 0}\u0000${req.query}`;
+    return this.window({ ...req, query: `${req.query} ${restriction}`, size: files.length + 1, key });
+  }
+
   /** Files with their whole content (never cached: get_file reads the index as it is now). */
   async wholeFiles(query: string, maxDocs: number, signal?: AbortSignal): Promise<FileHit[]> {
     const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal });
@@ -75,11 +108,14 @@ export class Searcher {
     return req.fresh ? undefined : this.cache.peek(windowKey(req));
   }
 
-  /** One page of files in the stable order, and the last window it was cut from. */
-  async filePage(query: Omit<WindowRequest, 'size' | 'fresh'>, offset: number, limit: number): Promise<{ page: Page<FileHit>; window: Window }> {
-    const req = { ...query, fresh: offset === 0 };
+  /**
+   * One page of files in the stable order, and the last window it was cut from. Only a walk's
+   * first page asks Zoekt afresh (`fresh`); later pages may come from the cache.
+   */
+  async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number): Promise<{ page: Page<FileHit>; window: Window }> {
+    const req = { ...query, fresh: query.fresh ?? offset === 0 };
     let last = this.peek(req);
-    const cached = last && { items: last.files, exhausted: last.exhausted };
+    const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size };
     const page = await fetchPage(
       async (size) => {
         last = await this.window({ ...req, size });
@@ -88,8 +124,7 @@ export class Searcher {
       offset,
       limit,
       FILE_ORDER,
-      PREFETCH_PAGES,
-      cached,
+      { prefetchPages: PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
     );
     return { page, window: last! };
   }

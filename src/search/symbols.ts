@@ -9,11 +9,12 @@
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import type { FileHit } from '../zoekt/wire.js';
-import { partialReason } from './code.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { z } from 'zod';
+import { NARROW_HINT, zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './filters.js';
 import { isGlob, nameGlobToRegex } from './globs.js';
 import { normalizeKind, parseKinds, type Kind } from './kinds.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import type { Window } from './window-cache.js';
@@ -30,29 +31,29 @@ export interface SymbolSearchArgs extends SharedFilters {
   cursor?: string | undefined;
 }
 
-export interface SymbolResult {
-  name: string;
-  kind: string;
-  raw_kind: string;
-  parent?: string;
-  parent_kind?: string;
-  qualified_name: string;
-  language: string;
-  repo: string;
-  path: string;
-  line: number;
-  column: number;
-  signature: string;
-}
+const SymbolResult = z.object({
+  name: z.string(),
+  kind: z.string(),
+  raw_kind: z.string(),
+  parent: z.string().optional(),
+  parent_kind: z.string().optional(),
+  qualified_name: z.string(),
+  language: z.string(),
+  repo: z.string(),
+  path: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  signature: z.string(),
+});
+export type SymbolResult = z.infer<typeof SymbolResult>;
 
-export interface SymbolSearchOutput {
-  zoekt_query: string;
-  symbols: SymbolResult[];
-  stats: { symbols: number; files: number; duration_ms: number };
-  partial?: { reason: string };
-  next_cursor?: string;
-  hint?: string;
-}
+export const SymbolSearchOutput = z.object({
+  zoekt_query: z.string(),
+  symbols: z.array(SymbolResult),
+  stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...pagingFields,
+});
+export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 
 export const SYMBOL_DEFAULTS = { limit: 20 };
 
@@ -167,6 +168,22 @@ function compareRanked(a: Ranked, b: Ranked): number {
   );
 }
 
+/** What stands before a name in an expression: `x = f(`, `=> f(`, `return f(`, `a && f(`. */
+const EXPRESSION_BEFORE = /(?:=>?|[!?]|&&|\|\||\b(?:return|await|new|yield|throw))\s*$/;
+/** A call: the name, maybe type arguments, then `(`. */
+const CALL_AFTER = /^\s*(?:<[^()]*>)?\s*\(/;
+
+/**
+ * Whether the line really defines `name` where ctags put it. ctags sometimes tags a name that
+ * is only called on the line (`c = f(o)` tagged as a definition of `f`); that site is a use.
+ */
+export function definesAt(line: string, column: number, name: string): boolean {
+  const chars = [...line];
+  const before = chars.slice(0, column - 1).join('');
+  const after = chars.slice(column - 1 + [...name].length).join('');
+  return !(CALL_AFTER.test(after) && EXPRESSION_BEFORE.test(before));
+}
+
 /** Every symbol definition in a file hit, with kinds normalized and parents bare. */
 export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string }[] {
   const out: { symbol: SymbolResult; scope: string }[] = [];
@@ -179,6 +196,8 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
       const key = `${range.line}:${range.column}:${sym.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
+      const lineText = chunk.lines[range.line - chunk.startLine] ?? '';
+      if (!definesAt(lineText, range.column, sym.name)) continue;
       // A Go or Java package is the scope of every symbol in it, not an enclosing type.
       const scoped = sym.parent !== '' && sym.parentKind !== 'package';
       const kind = normalizeKind(sym.kind, file.language, scoped ? sym.parentKind : undefined);
@@ -194,7 +213,7 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
         path: file.path,
         line: range.line,
         column: range.column,
-        signature: (chunk.lines[range.line - chunk.startLine] ?? '').trim(),
+        signature: lineText.trim(),
       };
       if (parent) {
         symbol.parent = parent;
@@ -232,41 +251,55 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
   const kinds = parseKinds(args.kinds);
   const pattern = parseName(args.name, args.regex ?? false);
-  const offset = args.cursor ? decodeCursor(SEARCH_SYMBOLS, { ...args }, args.cursor).offset : 0;
   const query = buildSymbolQuery(args, pattern);
   const caseSensitive = args.case_sensitive ?? false;
-
-  const { files, window: result } = await candidateFiles(searcher, query, offset === 0, signal);
-  const exhausted = result.exhausted;
-
-  const ranked: Ranked[] = [];
-  for (const file of files) {
-    for (const { symbol, scope } of symbolsOf(file)) {
-      if (pattern.parent) {
-        const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
-        if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
+  let ranked: Ranked[] = [];
+  const page = await paginate({
+    tool: SEARCH_SYMBOLS,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      const { files, window } = await candidateFiles(searcher, query, offset === 0, signal);
+      for (const file of files) {
+        for (const { symbol, scope } of symbolsOf(file)) {
+          if (pattern.parent) {
+            const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
+            if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
+          }
+          if (kinds && !kinds.has(symbol.kind as Kind)) continue;
+          ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
+        }
       }
-      if (kinds && !kinds.has(symbol.kind as Kind)) continue;
-      ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
-    }
-  }
-  ranked.sort(compareRanked);
-
-  const page = ranked.slice(offset, offset + limit).map((r) => r.symbol);
-  const out: SymbolSearchOutput = {
+      ranked = ranked.sort(compareRanked);
+      return {
+        items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
+        more: ranked.length > offset + limit,
+        complete: window.exhausted && !window.stats.stopped,
+        partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : candidatesBound()),
+        hadCandidates: files.length > 0,
+      };
+    },
+    emptyHint: (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note()),
+  });
+  return {
     zoekt_query: searcher.confine(query),
-    symbols: page,
-    stats: { symbols: ranked.length, files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size, duration_ms: Date.now() - started },
+    symbols: page.items,
+    stats: {
+      symbols: ranked.length,
+      files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
+      duration_ms: Date.now() - started,
+      complete: page.complete,
+    },
+    ...pagingOutput(page),
   };
-  const partial = partialReason(result) ?? (exhausted ? undefined : `more than ${FILE_WINDOWS[FILE_WINDOWS.length - 1]} files define matching symbols; only the best-ranked ones were read: narrow the name or add filters`);
-  if (partial) out.partial = { reason: partial };
-  if (ranked.length > offset + limit) out.next_cursor = encodeCursor(SEARCH_SYMBOLS, { ...args }, { offset: offset + limit, pageSize: limit });
-  if (page.length === 0) out.hint = zeroSymbolHint(args, pattern, offset, files.length > 0, searcher.scope.note());
-  return out;
 }
 
-function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, offset: number, hadCandidates: boolean, scopeNote: string | undefined): string {
-  if (offset > 0) return 'This page is past the last result; the results ended on an earlier page.';
+function candidatesBound(): { reason: string; hint: string } {
+  const most = FILE_WINDOWS[FILE_WINDOWS.length - 1]!.toLocaleString('en-US');
+  return { reason: `more than ${most} files define matching symbols; the symbols of the best-ranked ${most} were read`, hint: `Use a longer name or prefix, or kinds. ${NARROW_HINT}` };
+}
+
+function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandidates: boolean, scopeNote: string | undefined): string {
   const tips: string[] = [];
   if (hadCandidates && args.kinds?.length) tips.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
   if (hadCandidates && pattern.parent) tips.push(`symbols named '${pattern.member}' exist, but none inside '${pattern.parent.join('.')}': search the bare name to see their parents`);

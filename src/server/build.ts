@@ -9,9 +9,10 @@ import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
-import { Searcher } from '../search/searcher.js';
+import { Searcher, type WalkLimits } from '../search/searcher.js';
 import type { WindowCache } from '../search/window-cache.js';
 import type { RepoScope } from '../search/scope.js';
+
 
 export interface ServerDeps {
   zoekt: ZoektClient;
@@ -20,6 +21,8 @@ export interface ServerDeps {
   cache?: WindowCache;
   /** The repositories every tool is confined to (--allow-repos). */
   scope?: RepoScope;
+  /** How far a walk over pages goes (tests set small bounds to reach them). */
+  walkLimits?: WalkLimits;
   tools?: readonly AnyTool[];
 }
 
@@ -39,7 +42,7 @@ export function buildServer(deps: ServerDeps): McpServer {
   const tools = deps.tools ?? TOOLS;
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
-  const searcher = new Searcher(deps.zoekt, deps.cache, deps.scope);
+  const searcher = new Searcher(deps.zoekt, deps.cache, deps.scope, deps.walkLimits);
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { KINDS } from '../search/kinds.js';
-import { FIND_REFERENCES, findReferences, REFERENCE_DEFAULTS, type ReferenceOutput } from '../search/references.js';
+import { count } from '../search/completeness.js';
+import { FIND_REFERENCES, findReferences, REFERENCE_DEFAULTS, ReferenceOutput } from '../search/references.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, partialField, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   symbol: z
@@ -16,20 +17,6 @@ const input = z.strictObject({
   ...sharedFilterArgs,
   limit: z.number().int().min(1).max(200).optional().describe(`Usage lines per page (1–200, default ${REFERENCE_DEFAULTS.limit}).`),
   cursor: cursorArg,
-});
-
-const location = { repo: z.string(), path: z.string(), line: z.number().int(), column: z.number().int(), text: z.string() };
-
-const output = z.object({
-  symbol: z.string(),
-  zoekt_queries: z.object({ definitions: z.string(), usages: z.string() }),
-  definitions: z.array(z.object({ ...location, kind: z.string() })),
-  usages: z.array(z.object({ ...location, before: z.array(z.string()).optional(), after: z.array(z.string()).optional() })),
-  stats: z.object({ definition_count: z.number().int(), usage_count: z.number().int(), files: z.number().int(), duration_ms: z.number() }),
-  scope: z.string().optional(),
-  partial: partialField,
-  next_cursor: z.string().optional(),
-  hint: z.string().optional(),
 });
 
 export function renderReferences(out: ReferenceOutput): string {
@@ -51,7 +38,7 @@ export function renderReferences(out: ReferenceOutput): string {
   }
   lines.push(
     '',
-    `${out.usages.length} usage line(s) on this page; ${out.stats.definition_count} definition(s), ${out.stats.usage_count} usage line(s) in ${out.stats.files} file(s) in all; ${out.stats.duration_ms} ms`,
+    `${out.usages.length} usage line(s) on this page; ${count(out.stats.definition_count, out.stats.complete)} definition(s), ${count(out.stats.usage_count, out.stats.complete)} usage line(s) in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`,
   );
   if (out.scope) lines.push(`scope: ${out.scope}`);
   lines.push(...pagingFooter(out));
@@ -72,7 +59,7 @@ export const findReferencesTool = defineTool({
     '- {"symbol": "getUser", "repos": ["github.com/acme/webapp"], "include_definitions": false}',
   ].join('\n'),
   input,
-  output,
+  output: ReferenceOutput,
   handler: (args, ctx) => findReferences(ctx.searcher, args, ctx.signal),
   render: (out) => renderReferences(out),
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { CODE_DEFAULTS, SEARCH_CODE, searchCode, type CodeSearchOutput } from '../search/code.js';
+import { CODE_DEFAULTS, CodeSearchOutput, SEARCH_CODE, searchCode } from '../search/code.js';
+import { count } from '../search/completeness.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   query: z
@@ -30,38 +31,6 @@ const input = z.strictObject({
   cursor: cursorArg,
 });
 
-const symbolInfo = z.object({ name: z.string(), kind: z.string(), parent: z.string().optional() });
-
-const output = z.object({
-  zoekt_query: z.string(),
-  results: z.array(
-    z.object({
-      repo: z.string(),
-      path: z.string(),
-      language: z.string(),
-      branches: z.array(z.string()).optional(),
-      version: z.string().optional(),
-      score: z.number(),
-      path_match: z.boolean().optional(),
-      matches: z.array(
-        z.object({
-          line: z.number().int(),
-          column: z.number().int(),
-          text: z.string(),
-          before: z.array(z.string()).optional(),
-          after: z.array(z.string()).optional(),
-          symbol: symbolInfo.optional(),
-        }),
-      ),
-      omitted_matches: z.number().int(),
-    }),
-  ),
-  stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number() }),
-  partial: partialField,
-  next_cursor: z.string().optional(),
-  hint: z.string().optional(),
-});
-
 export function renderCode(out: CodeSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query)];
   for (const r of out.results) {
@@ -75,7 +44,8 @@ export function renderCode(out: CodeSearchOutput): string {
     }
     if (r.omitted_matches > 0) lines.push(`… ${r.omitted_matches} more matching line(s) in this file`);
   }
-  lines.push('', `${out.results.length} file(s) on this page; ${out.stats.files} file(s), ${out.stats.matches} match(es) in all; ${out.stats.duration_ms} ms`);
+  const { files, matches, complete } = out.stats;
+  lines.push('', `${out.results.length} file(s) on this page; ${count(files, complete)} file(s), ${count(matches, complete)} match(es) in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }
@@ -96,7 +66,7 @@ export const searchCodeTool = defineTool({
     '- {"query": "sym:UserService"} — where UserService is defined, with its symbol kind',
   ].join('\n'),
   input,
-  output,
+  output: CodeSearchOutput,
   handler: (args, ctx) => searchCode(ctx.searcher, args, ctx.signal),
   render: (out) => renderCode(out),
 });

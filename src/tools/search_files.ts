@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { FILE_DEFAULTS, SEARCH_FILES, searchFiles, type FileSearchOutput } from '../search/files.js';
+import { count } from '../search/completeness.js';
+import { FILE_DEFAULTS, FileSearchOutput, SEARCH_FILES, searchFiles } from '../search/files.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   pattern: z
@@ -17,19 +18,10 @@ const input = z.strictObject({
   cursor: cursorArg,
 });
 
-const output = z.object({
-  zoekt_query: z.string(),
-  files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string() })),
-  stats: z.object({ files: z.number().int(), duration_ms: z.number() }),
-  partial: partialField,
-  next_cursor: z.string().optional(),
-  hint: z.string().optional(),
-});
-
 export function renderFiles(out: FileSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query), ''];
   for (const f of out.files) lines.push(`${f.repo}/${f.path}${f.language ? ` (${f.language})` : ''}`);
-  lines.push('', `${out.files.length} file(s) on this page; ${out.stats.files} in all; ${out.stats.duration_ms} ms`);
+  lines.push('', `${out.files.length} file(s) on this page; ${count(out.stats.files, out.stats.complete)} in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }
@@ -50,7 +42,7 @@ export const searchFilesTool = defineTool({
     '- {"pattern": "(^|/)docker-compose\\\\.ya?ml$", "regex": true}',
   ].join('\n'),
   input,
-  output,
+  output: FileSearchOutput,
   handler: (args, ctx) => searchFiles(ctx.searcher, args, ctx.signal),
   render: (out) => renderFiles(out),
 });

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { KINDS } from '../search/kinds.js';
-import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, type SymbolSearchOutput } from '../search/symbols.js';
+import { count } from '../search/completeness.js';
+import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, SymbolSearchOutput } from '../search/symbols.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, partialField, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
 
 const input = z.strictObject({
   name: z
@@ -29,30 +30,6 @@ const input = z.strictObject({
   cursor: cursorArg,
 });
 
-const output = z.object({
-  zoekt_query: z.string(),
-  symbols: z.array(
-    z.object({
-      name: z.string(),
-      kind: z.string(),
-      raw_kind: z.string(),
-      parent: z.string().optional(),
-      parent_kind: z.string().optional(),
-      qualified_name: z.string(),
-      language: z.string(),
-      repo: z.string(),
-      path: z.string(),
-      line: z.number().int(),
-      column: z.number().int(),
-      signature: z.string(),
-    }),
-  ),
-  stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number() }),
-  partial: partialField,
-  next_cursor: z.string().optional(),
-  hint: z.string().optional(),
-});
-
 export function renderSymbols(out: SymbolSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query)];
   let lastFile = '';
@@ -63,7 +40,7 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     const kind = s.kind === s.raw_kind ? s.kind : `${s.kind} (${s.raw_kind})`;
     lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}]`);
   }
-  lines.push('', `${out.symbols.length} symbol(s) on this page; ${out.stats.symbols} in ${out.stats.files} file(s) in all; ${out.stats.duration_ms} ms`);
+  lines.push('', `${out.symbols.length} symbol(s) on this page; ${count(out.stats.symbols, out.stats.complete)} in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');
 }
@@ -83,7 +60,7 @@ export const searchSymbolsTool = defineTool({
     '- {"name": "UserService::"} — the members of UserService',
   ].join('\n'),
   input,
-  output,
+  output: SymbolSearchOutput,
   handler: (args, ctx) => searchSymbols(ctx.searcher, args, ctx.signal),
   render: (out) => renderSymbols(out),
 });

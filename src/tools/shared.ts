@@ -22,9 +22,6 @@ export const sharedFilterArgs = {
     .describe('Leave out prose, config and data files (Markdown, Text, JSON, YAML, TOML, XML, INI, CSV, …). Not together with languages.'),
 };
 
-/** Set when Zoekt stopped early (time limit, crashed shard): the results are incomplete. */
-export const partialField = z.object({ reason: z.string() }).optional();
-
 export const cursorArg = z
   .string()
   .min(1)
@@ -33,9 +30,9 @@ export const cursorArg = z
   .describe('next_cursor from the previous page; send it with the same other arguments.');
 
 /** The lines after a list: partial results, the next page, the hint. */
-export function pagingFooter(out: { partial?: { reason: string } | undefined; next_cursor?: string | undefined; hint?: string | undefined }): string[] {
+export function pagingFooter(out: { partial?: { reason: string; hint: string } | undefined; next_cursor?: string | undefined; hint?: string | undefined }): string[] {
   const lines: string[] = [];
-  if (out.partial) lines.push(`partial: ${out.partial.reason}`);
+  if (out.partial) lines.push(`partial: ${out.partial.reason}. ${out.partial.hint}`);
   if (out.next_cursor) lines.push(`more results: call again with cursor "${out.next_cursor}"`);
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines;

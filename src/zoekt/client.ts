@@ -16,6 +16,7 @@ import {
   ErrorReply,
   ListReply,
   SearchReply,
+  type MatchLimits,
   type RepoListResult,
   type SearchOptionsWire,
   type SearchResult,
@@ -31,11 +32,13 @@ export interface ZoektClientOptions {
   logger?: Logger;
   /** Told when each HTTP request to Zoekt starts and ends (metrics, tests). */
   onRequest?: (event: { path: string; phase: 'start' | 'end' }) => void;
+  /** The match budget of every search (default MATCH_LIMITS). */
+  matchLimits?: MatchLimits;
 }
 
 export interface SearchRequest {
   query: string;
-  /** How many files Zoekt returns at most, after ranking. */
+  /** How many files Zoekt returns at most, after ranking. The search itself is not cut short by it. */
   maxDocs: number;
   contextLines?: number;
   /** Return the whole content of each file (get_file). */
@@ -52,6 +55,13 @@ export type Readiness =
 const WALL_TIME_MARGIN_MS = 250;
 const MIN_WALL_TIME_MS = 100;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The match budget of every search. Zoekt evaluates every candidate file until a shard has found
+ * this many matches (then FilesSkipped says what it left out), so answers are complete and
+ * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
+ */
+export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -63,9 +73,11 @@ export class ZoektClient {
   private readonly log: Logger;
   private readonly dispatcher: Agent;
   private readonly onRequest: ZoektClientOptions['onRequest'];
+  private readonly matchLimits: MatchLimits;
 
   constructor(opts: ZoektClientOptions) {
     this.onRequest = opts.onRequest;
+    this.matchLimits = opts.matchLimits ?? MATCH_LIMITS;
     this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
     this.url = this.base.toString().replace(/\/$/, '');
     this.timeoutMs = opts.timeoutMs;
@@ -86,11 +98,13 @@ export class ZoektClient {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
+      ShardMaxMatchCount: this.matchLimits.shard,
+      TotalMaxMatchCount: this.matchLimits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
-    return decodeSearch(reply);
+    return decodeSearch(reply, this.matchLimits);
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {

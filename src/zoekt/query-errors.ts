@@ -21,9 +21,17 @@ interface Rule {
 
 const RULES: Rule[] = [
   {
-    test: /invalid or unsupported Perl syntax: `\(\?(<?[=!])/,
-    hint: () =>
-      `RE2 has no lookahead or lookbehind ((?=…), (?!…), (?<=…), (?<!…)). Match the surrounding text directly (e.g. 'foo\\(' instead of 'foo(?=\\()'), or split it into two terms that must both appear: 'foo bar'. ${LITERAL_TIP}`,
+    // Go reports (?= and (?! as Perl syntax, and (?<= and (?<! as a bad named capture.
+    test: /(?:invalid or unsupported Perl syntax|invalid named capture): `\(\?<?[=!]/,
+    hint: (m) => {
+      const form = /`\(\?(<?[=!])/.exec(m)?.[1] ?? '=';
+      const name = { '=': 'lookahead (?=…)', '!': 'negative lookahead (?!…)', '<=': 'lookbehind (?<=…)', '<!': 'negative lookbehind (?<!…)' }[form] ?? 'lookaround';
+      return (
+        `RE2 has no ${name}: it supports no lookaround at all ((?=…), (?!…), (?<=…), (?<!…)). Match the surrounding text directly ` +
+        `(e.g. 'foo\\(' instead of 'foo(?=\\()', '\\.then\\(' instead of '(?<=\\.)then\\('), or split it into two terms that must both appear ('foo bar'); ` +
+        `a negative form becomes a negated term: 'foo -bar'. ${LITERAL_TIP}`
+      );
+    },
   },
   {
     test: /invalid or unsupported Perl syntax/,

@@ -191,3 +191,37 @@ export function liftCase(input: string): { rest: string; mode?: CaseAtom } {
   rest += input.slice(at);
   return { rest: rest.replace(/\s+/g, ' ').trim(), mode };
 }
+
+/** Regex syntax in a bare term: an escape, a group, a class, a quantifier or an anchor. */
+const REGEX_SYNTAX = /[\\()[\]{}*+?|^$]/;
+
+/**
+ * Zoekt splits a query at spaces into terms that must each match somewhere in the file, so a
+ * regex written with spaces (`func \(\w+ \*Server\) Serve`) silently becomes several. When a
+ * run of two or more bare terms has regex syntax in it, this says how the query was split and
+ * gives the forms that keep it one regex; otherwise undefined.
+ */
+export function splitRegexHint(input: string): string | undefined {
+  let tokens: QueryToken[];
+  try {
+    tokens = tokenize(normalizeWhitespace(input));
+  } catch {
+    return undefined;
+  }
+  const bare = (t: QueryToken | undefined) => t?.kind === 'term' && !/^[a-z]+:/i.test(t.text) && t.text !== 'or';
+  let best: QueryToken[] = [];
+  let run: QueryToken[] = [];
+  tokens.forEach((t, i) => {
+    if (bare(t) && tokens[i - 1]?.kind !== 'negate') run.push(t);
+    else run = [];
+    if (run.length > best.length) best = [...run];
+  });
+  if (best.length < 2 || !best.some((t) => REGEX_SYNTAX.test(t.text))) return undefined;
+  const text = input.slice(best[0]!.start, best[best.length - 1]!.end);
+  const oneRegex = text.replace(/\s+/g, '\\s+');
+  const quoted = `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return (
+    `The query was split at spaces into ${best.length} terms that must each match somewhere in the file: ${best.map((t) => `'${t.text}'`).join(', ')}. ` +
+    `To match them as one regex, write the spaces as \\s+ ('${oneRegex}') or quote the whole regex, doubling its backslashes (${quoted}).`
+  );
+}

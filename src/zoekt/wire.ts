@@ -51,14 +51,25 @@ const FileMatch = z.object({
 });
 
 const SearchStats = z.object({
+  /** Shards that failed, plus one while the webserver is still loading its shards. */
   Crashes: z.number().default(0),
   Duration: z.number().default(0),
+  /** Files with a match among those evaluated (before MaxDocDisplayCount cuts the list). */
   FileCount: z.number().default(0),
+  /** Non-overlapping matches among those files. */
   MatchCount: z.number().default(0),
   ShardsScanned: z.number().default(0),
+  /** Shards never searched: the search was cancelled (MaxWallTime) before their turn. */
   ShardsSkipped: z.number().default(0),
+  /**
+   * Candidate files never evaluated: a shard stopped at ShardMaxMatchCount or at MaxWallTime.
+   * Non-zero means more matches may exist than FileCount and MatchCount say.
+   */
   FilesSkipped: z.number().default(0),
-  /** 0 none, 1 timer expired, 2 final flush, 3 max size reached. */
+  /**
+   * Why a streaming search flushed (1 timer, 2 final, 4 max size). The non-streaming
+   * /api/search never sets it, and none of its values means results were lost.
+   */
   FlushReason: z.union([z.number(), z.string()]).default(0),
 });
 
@@ -160,14 +171,19 @@ export interface FileHit {
 const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too few trigrams|contains binary content|contains too many trigrams|object missing from repository)$/;
 
 export interface SearchStatsOut {
+  /** Files with a match: exact when `stopped` is absent, a lower bound otherwise. */
   fileCount: number;
   matchCount: number;
   durationMs: number;
-  crashes: number;
-  shardsSkipped: number;
-  /** Zoekt stopped collecting before the end (time or size limit). */
-  flushReason: number | string;
+  /** Why Zoekt did not evaluate every candidate file; absent when it did. */
+  stopped?: StopCause;
 }
+
+/**
+ * What made Zoekt stop before evaluating every candidate: failed or still-loading shards, the
+ * match budget of the search options, or its time limit (MaxWallTime).
+ */
+export type StopCause = { cause: 'shards_failed'; shards: number } | { cause: 'match_limit'; limit: number } | { cause: 'time_limit' };
 
 export interface SearchResult {
   files: FileHit[];
@@ -233,7 +249,29 @@ function decodeChunk(raw: z.infer<typeof ChunkMatch>): Chunk {
   return { startLine, lines: splitLines(text), ranges, fileName: raw.FileName, score: raw.Score };
 }
 
-export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
+/**
+ * Reads every signal Zoekt gives of an incomplete answer (search/shards.go, index/eval.go):
+ * Crashes (failed shards, or shards still loading), FilesSkipped (a shard stopped early),
+ * ShardsSkipped (cancelled before a shard's turn), and a MatchCount past the total budget (then
+ * shards not yet started were never searched, and nothing else says so).
+ */
+function stopCause(r: z.infer<typeof SearchStats>, limits: MatchLimits): StopCause | undefined {
+  if (r.Crashes > 0) return { cause: 'shards_failed', shards: r.Crashes };
+  if (r.MatchCount >= limits.total) return { cause: 'match_limit', limit: limits.total };
+  if (r.FilesSkipped > 0 || r.ShardsSkipped > 0) {
+    // A shard that reached its budget stops with at least that many matches of its own.
+    return r.MatchCount >= limits.shard ? { cause: 'match_limit', limit: limits.shard } : { cause: 'time_limit' };
+  }
+  return undefined;
+}
+
+/** The match budget a search was sent with (ShardMaxMatchCount, TotalMaxMatchCount). */
+export interface MatchLimits {
+  shard: number;
+  total: number;
+}
+
+export function decodeSearch(reply: z.infer<typeof SearchReply>, limits: MatchLimits): SearchResult {
   const r = reply.Result;
   const files: FileHit[] = (r.Files ?? []).map((f) => {
     const hit: FileHit = {
@@ -255,17 +293,10 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>): SearchResult {
     }
     return hit;
   });
-  return {
-    files,
-    stats: {
-      fileCount: r.FileCount,
-      matchCount: r.MatchCount,
-      durationMs: Math.round(r.Duration / 1e6),
-      crashes: r.Crashes,
-      shardsSkipped: r.ShardsSkipped,
-      flushReason: r.FlushReason,
-    },
-  };
+  const stats: SearchStatsOut = { fileCount: r.FileCount, matchCount: r.MatchCount, durationMs: Math.round(r.Duration / 1e6) };
+  const stopped = stopCause(r, limits);
+  if (stopped) stats.stopped = stopped;
+  return { files, stats };
 }
 
 /** Go's zero time marshals as 0001-01-01; treat it as unknown. */
@@ -307,14 +338,24 @@ export function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
   };
 }
 
-/** What we send in /api/search Opts. Durations are nanoseconds (Go time.Duration). */
+/** What we send in /api/search Opts (zoekt api.go SearchOptions). Durations are nanoseconds. */
 export interface SearchOptionsWire {
+  /** Matches as chunks of whole lines (with their line numbers) rather than single lines. */
   ChunkMatches?: boolean;
   /** Return each file's whole content in FileMatch.Content. */
   Whole?: boolean;
+  /** Lines of context around each chunk. */
   NumContextLines?: number;
+  /** Files returned, after ranking; does not limit the search itself. */
   MaxDocDisplayCount: number;
+  /** Zoekt cancels the search after this long and answers with what it found. */
   MaxWallTime: number;
-  ShardMaxMatchCount?: number;
-  TotalMaxMatchCount?: number;
+  /**
+   * A shard stops evaluating files after this many matches. Always sent: when it is 0, the
+   * JSON API derives one from MaxDocDisplayCount (about 5 per file asked for on a large
+   * corpus), which cut a broad search off after a few files.
+   */
+  ShardMaxMatchCount: number;
+  /** No new shard is searched once this many matches were found across shards. */
+  TotalMaxMatchCount: number;
 }

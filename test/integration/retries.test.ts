@@ -6,7 +6,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { ZoektClient } from '../../src/zoekt/client.js';
+import { MATCH_LIMITS, ZoektClient } from '../../src/zoekt/client.js';
 
 type Fault = 'reset' | 'huge' | 502 | 503 | 504 | 500 | 400;
 
@@ -100,12 +100,21 @@ describe('retries', () => {
 });
 
 describe('what the client sends', () => {
-  it('bounds every search: MaxWallTime a little under the deadline, MaxDocDisplayCount, ChunkMatches', async () => {
+  it('bounds every search: MaxWallTime a little under the deadline, MaxDocDisplayCount, ChunkMatches, and the match budget', async () => {
     const { client, proxy } = await clientBehind([]);
     await client.search({ query: 'paginate_marker', maxDocs: 7, contextLines: 2 });
+    // The match budget is always sent: left at 0, Zoekt derives one from MaxDocDisplayCount
+    // that stops a broad search after a few files on a large corpus.
     expect(JSON.parse(proxy.bodies[0]!)).toEqual({
       Q: 'paginate_marker',
-      Opts: { ChunkMatches: true, MaxDocDisplayCount: 7, MaxWallTime: 4750 * 1e6, NumContextLines: 2 },
+      Opts: {
+        ChunkMatches: true,
+        MaxDocDisplayCount: 7,
+        MaxWallTime: 4750 * 1e6,
+        NumContextLines: 2,
+        ShardMaxMatchCount: MATCH_LIMITS.shard,
+        TotalMaxMatchCount: MATCH_LIMITS.total,
+      },
     });
   });
 });

@@ -149,7 +149,10 @@ describe('incomplete searches', () => {
 describe('query errors', () => {
   it.each([
     ['foo(', /never closed.*foo\\\(/],
-    ['(?=x)foo', /no lookahead or lookbehind/],
+    ['foo(?=x)', /no lookahead \(\?=…\)/],
+    ['foo(?!x)', /no negative lookahead \(\?!…\)/],
+    ['(?<=x)foo', /no lookbehind \(\?<=…\)/],
+    ['(?<!x)foo', /no negative lookbehind \(\?<!…\)/],
     ['(a)\\1', /no backreferences/],
     ['x{3,1}', /min ≤ max/],
     ['[z-a]', /low to high/],

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { buildServer } from '../../src/server/build.js';
 import type { WindowCache } from '../../src/search/window-cache.js';
+import type { WalkLimits } from '../../src/search/searcher.js';
 import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
 import { ROOT } from './zoekt.js';
 
@@ -38,9 +39,10 @@ export async function connectStdio(env: Record<string, string>, args: string[] =
 export async function connectInProcess(
   zoekt: Partial<ZoektClientOptions> & { url: string },
   cache?: WindowCache,
+  walkLimits?: WalkLimits,
 ): Promise<Connected & { zoekt: ZoektClient }> {
   const client = new ZoektClient({ timeoutMs: 10_000, ...zoekt });
-  const server = buildServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}) });
+  const server = buildServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}), ...(walkLimits ? { walkLimits } : {}) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });

@@ -147,7 +147,12 @@ export interface RunningZoekt {
 export async function startWebserver(opts: { indexDir: string; rpc?: boolean; port?: number; expectRepos?: number }): Promise<RunningZoekt> {
   const args = ['-index', opts.indexDir, '-listen', `127.0.0.1:${opts.port ?? 0}`];
   if (opts.rpc !== false) args.unshift('-rpc');
-  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // zoekt-webserver's watchdog polls its own -listen address every 30 s and exits after three
+  // failures; with port 0 it polls 127.0.0.1:0, so the server would quit about 90 s into a run.
+  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);

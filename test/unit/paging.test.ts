@@ -53,8 +53,8 @@ describe('fetchPage with a cached window', () => {
 
   it('cuts the page from the cached window without fetching when the window decides it', async () => {
     const backend = fakeBackend(all);
-    const cached = { items: all.slice(0, 21), exhausted: false };
-    const page = await fetchPage(backend.fetch, 10, 10, order, 2, cached);
+    const cached = { items: all.slice(0, 21), exhausted: false, size: 21 };
+    const page = await fetchPage(backend.fetch, 10, 10, order, { prefetchPages: 2, cached });
     expect(backend.calls()).toBe(0);
     expect(page.items.map((i) => i.id)).toEqual(all.slice(10, 20).map((i) => i.id));
     expect(page.hasMore).toBe(true);
@@ -71,10 +71,10 @@ describe('fetchPage with a cached window', () => {
       20,
       10,
       order,
-      2,
-      { items: all.slice(0, 21), exhausted: false },
+      { prefetchPages: 2, cached: { items: all.slice(0, 21), exhausted: false, size: 21 } },
     );
-    expect(sizes).toEqual([41]);
+    // Twice the cached window: a walk over every page asks a handful of times, not once a page.
+    expect(sizes).toEqual([42]);
     expect(page.items.map((i) => i.id)).toEqual(all.slice(20, 30).map((i) => i.id));
     expect(page.hasMore).toBe(false);
   });

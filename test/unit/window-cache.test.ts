@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WindowCache, type Window } from '../../src/search/window-cache.js';
 import type { FileHit } from '../../src/zoekt/wire.js';
 
-const stats = { fileCount: 0, matchCount: 0, durationMs: 0, crashes: 0, shardsSkipped: 0, flushReason: 0 };
+const stats = { fileCount: 0, matchCount: 0, durationMs: 0 };
 
 function file(i: number, lineChars = 10): FileHit {
   return {

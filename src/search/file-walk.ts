@@ -1,0 +1,124 @@
+/**
+ * Paging over every file of an answer, however large, at the cost of the page asked for.
+ *
+ * Zoekt has no offset: the only way to reach the 3,000th best file is to ask for the best 3,000,
+ * matched lines and all (for `err` over Go's source that is 80 MB). So a walk has two parts:
+ *
+ * - the first `rankedFiles` files in relevance order (score, then repo, path), cut from ranked
+ *   windows that double as the walk goes deeper;
+ * - every other matching file in path order (repo, path), from one cheap listing of the answer's
+ *   files (`type:filename`, no matched lines), with the matched lines of a page fetched by a
+ *   search restricted to that page's paths, a block at a time.
+ *
+ * Both parts are fixed by the index alone, so the order is one total order that any replica
+ * can resume from an offset. A walk reaches at most `walkFiles` files; past that, and when Zoekt
+ * itself stopped early, the page says so in `partial`.
+ */
+import * as q from '../zoekt/query.js';
+import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
+import { NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
+import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
+import { sortRanked } from './paging.js';
+import type { Window } from './window-cache.js';
+
+/** Files whose matched lines one restricted search fetches for the path-ordered part. */
+const TAIL_BLOCK = 100;
+
+export interface FileWalkRequest {
+  query: string;
+  contextLines?: number;
+  /** Whether pages need the files' matched lines (search_code) or only their names (search_files). */
+  content: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export interface FileWalkPage {
+  files: FileHit[];
+  /** Another page follows. */
+  more: boolean;
+  /** Files with a match, and matches: exact when `complete`, lower bounds otherwise. */
+  total: number;
+  matches: number;
+  complete: boolean;
+  partial?: Partial;
+  /** The ranked window the walk's relevance-ordered part was cut from. */
+  ranked: Window;
+}
+
+function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pick<FileWalkPage, 'complete' | 'partial'> {
+  const stopped = stats.find((s) => s.stopped);
+  const bound: Partial = {
+    reason: `${total.toLocaleString('en-US')} files match; paging reaches the first ${limits.walkFiles.toLocaleString('en-US')} of them (the best ${limits.rankedFiles} by relevance, then the rest by path)`,
+    hint: NARROW_HINT,
+  };
+  const partial = zoektPartial(stopped) ?? (total > limits.walkFiles ? bound : undefined);
+  return { complete: !stopped, ...(partial ? { partial } : {}) };
+}
+
+/** The path-ordered part of a walk, worked out once per listing and ranked window it came from. */
+const tails = new WeakMap<Window, WeakMap<Window, FileHit[]>>();
+
+function tailOf(listing: Window, head: Window, headFiles: FileHit[], walkFiles: number): FileHit[] {
+  const byHead = tails.get(listing) ?? new WeakMap<Window, FileHit[]>();
+  tails.set(listing, byHead);
+  let tail = byHead.get(head);
+  if (!tail) {
+    const inHead = new Set(headFiles.map(fileId));
+    tail = listing.files.filter((f) => !inHead.has(fileId(f))).sort(comparePaths).slice(0, walkFiles - headFiles.length);
+    byHead.set(head, tail);
+  }
+  return tail;
+}
+
+export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
+  const limits = searcher.walkLimits;
+  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0 };
+  const within = offset + limit <= limits.rankedFiles;
+  // The ranked part decides the page by itself while the page lies within it, and whenever the
+  // whole answer fits in one ranked window.
+  const { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1);
+  if (within || head.exhausted) {
+    const slice = within ? page : { items: sortRanked(head.files, FILE_ORDER).slice(offset, offset + limit), hasMore: head.files.length > offset + limit };
+    const total = Math.max(head.stats.fileCount, head.exhausted ? head.files.length : 0);
+    return { files: slice.items, more: slice.hasMore, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
+  }
+
+  const headFiles = page.items;
+  // type:filename keeps the answer's files and drops their lines; Zoekt lifts it to the root,
+  // and the query stays ungrouped so its own top-level case: still applies.
+  const listing = await searcher.window({
+    query: `${q.render(q.fileNamesOnly())} ${req.query}`,
+    size: limits.walkFiles + 1,
+    signal: req.signal,
+    fresh: false,
+    key: `listing\u0000${req.query}`,
+  });
+  const tail = tailOf(listing, head, headFiles, limits.walkFiles);
+  const reachable = headFiles.length + tail.length;
+
+  const files: FileHit[] = [];
+  const from = Math.max(offset, headFiles.length);
+  const to = Math.min(offset + limit, reachable);
+  files.push(...headFiles.slice(offset, Math.min(offset + limit, headFiles.length)));
+  if (from < to) {
+    if (!req.content) {
+      files.push(...tail.slice(from - headFiles.length, to - headFiles.length));
+    } else {
+      const firstBlock = Math.floor((from - headFiles.length) / TAIL_BLOCK);
+      const lastBlock = Math.floor((to - 1 - headFiles.length) / TAIL_BLOCK);
+      const hits = new Map<string, FileHit>();
+      for (let b = firstBlock; b <= lastBlock; b++) {
+        const block = tail.slice(b * TAIL_BLOCK, (b + 1) * TAIL_BLOCK);
+        const found = await searcher.filesAmong(ranked, block, `tail-${TAIL_BLOCK}-${b}`);
+        for (const f of found.files) hits.set(fileId(f), f);
+      }
+      // A file the index lost since the listing is left out rather than shown without lines.
+      for (const f of tail.slice(from - headFiles.length, to - headFiles.length)) {
+        const hit = hits.get(fileId(f));
+        if (hit) files.push(hit);
+      }
+    }
+  }
+  const total = Math.max(listing.stats.fileCount, head.stats.fileCount);
+  return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats, listing.stats], total, limits) };
+}
