@@ -46,7 +46,8 @@ describe('README reference sections', () => {
   });
 
   it('leave the hand-written text alone', () => {
-    const edited = README.replace('## Pagination\n', '## Pagination\n\nA hand-written line.\n');
+    expect(README.startsWith('# zoekt-mcp\n')).toBe(true);
+    const edited = README.replace('# zoekt-mcp\n', '# zoekt-mcp\n\nA hand-written line.\n');
     expect(render(edited)).toContain('A hand-written line.');
     expect(render(edited).length - README.length).toBe('\nA hand-written line.\n'.length);
   });
