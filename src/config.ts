@@ -54,39 +54,202 @@ const MIN_TOKEN_LENGTH = 16;
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
-export const HELP = `zoekt-mcp: an MCP server for code search with Zoekt
+/**
+ * One command-line option as data: what --help prints, what the README's option tables are
+ * generated from (scripts/gen-docs.mjs), and what loadConfig parses with.
+ */
+export interface OptionSpec {
+  /** The flag without its dashes. */
+  name: string;
+  /** The value's placeholder in --help (URL, N, …); absent for an on/off switch. */
+  value?: string;
+  /** The environment variable read when the flag is absent. */
+  env: string;
+  /** The built-in default: a value, or words when there is none to show. */
+  default: string | number | { text: string };
+  description: string;
+  /** Whole-number bounds, checked at start. */
+  min?: number;
+  max?: number;
+  /** The only values taken. */
+  choices?: readonly string[];
+  /** 'http' options mean something only with --http. */
+  group: 'general' | 'http';
+}
 
-Usage: zoekt-mcp [options]
+export const OPTIONS: readonly OptionSpec[] = [
+  {
+    name: 'zoekt-url',
+    value: 'URL',
+    env: 'ZOEKT_URL',
+    default: DEFAULTS.zoektUrl,
+    description: 'zoekt-webserver base URL; it must run with -rpc',
+    group: 'general',
+  },
+  {
+    name: 'timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_TIMEOUT_MS',
+    default: DEFAULTS.timeoutMs,
+    min: 100,
+    max: 120_000,
+    description: 'deadline of one Zoekt call, retries included; Zoekt is told to stop searching a little before it',
+    group: 'general',
+  },
+  {
+    name: 'log-level',
+    value: 'LEVEL',
+    env: 'ZOEKT_MCP_LOG_LEVEL',
+    default: DEFAULTS.logLevel,
+    choices: LOG_LEVELS,
+    description: 'how much to log, as JSON lines on stderr',
+    group: 'general',
+  },
+  {
+    name: 'allow-repos',
+    value: 'GLOBS',
+    env: 'ZOEKT_MCP_ALLOW_REPOS',
+    default: { text: 'all repositories' },
+    description: 'comma-separated repo-name globs (github.com/acme/*,webapp); every tool is confined to them',
+    group: 'general',
+  },
+  {
+    name: 'cache-mb',
+    value: 'N',
+    env: 'ZOEKT_MCP_CACHE_MB',
+    default: DEFAULTS.cacheMb,
+    min: 0,
+    max: 4096,
+    description: 'memory in MiB for the ranked windows that serve later pages; 0 turns the cache off',
+    group: 'general',
+  },
+  {
+    name: 'cache-ttl-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_CACHE_TTL_MS',
+    default: DEFAULTS.cacheTtlMs,
+    min: 1000,
+    max: 3_600_000,
+    description: 'how long a cached window serves later pages',
+    group: 'general',
+  },
+  {
+    name: 'http',
+    env: 'ZOEKT_MCP_HTTP',
+    default: { text: 'off' },
+    description: 'serve MCP over HTTP instead of stdio',
+    group: 'http',
+  },
+  {
+    name: 'host',
+    value: 'HOST',
+    env: 'ZOEKT_MCP_HOST',
+    default: HTTP_DEFAULTS.host,
+    description: 'address to bind',
+    group: 'http',
+  },
+  {
+    name: 'port',
+    value: 'N',
+    env: 'ZOEKT_MCP_PORT',
+    default: HTTP_DEFAULTS.port,
+    min: 0,
+    max: 65_535,
+    description: 'port to bind; 0 picks a free one and logs it',
+    group: 'http',
+  },
+  {
+    name: 'auth-token',
+    value: 'TOKEN',
+    env: 'ZOEKT_MCP_AUTH_TOKEN',
+    default: { text: 'none' },
+    description: `require "Authorization: Bearer TOKEN" on /mcp, /sse and /messages; ${MIN_TOKEN_LENGTH}+ printable characters. Prefer the variable: flags show in ps`,
+    group: 'http',
+  },
+  {
+    name: 'insecure-no-auth',
+    env: 'ZOEKT_MCP_INSECURE_NO_AUTH',
+    default: { text: 'off' },
+    description: 'allow a non-loopback --host without a token, when something in front of the server authenticates',
+    group: 'http',
+  },
+  {
+    name: 'allowed-origins',
+    value: 'LIST',
+    env: 'ZOEKT_MCP_ALLOWED_ORIGINS',
+    default: { text: 'loopback origins on a loopback --host, none otherwise' },
+    description: 'comma-separated browser origins allowed to call, scheme://host[:port] with :* for any port, e.g. https://app.example.com,http://localhost:*',
+    group: 'http',
+  },
+  {
+    name: 'shutdown-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.shutdownTimeoutMs,
+    min: 0,
+    max: 600_000,
+    description: 'after SIGTERM or SIGINT, how long in-flight calls may finish',
+    group: 'http',
+  },
+];
 
-Serves the Model Context Protocol over stdio (stdin/stdout), or over HTTP with --http.
-Logs go to stderr.
+const OPTION = Object.fromEntries(OPTIONS.map((o) => [o.name, o])) as Record<string, OptionSpec>;
 
-Options (each also read from the environment variable shown; flags win):
-  --zoekt-url URL      zoekt-webserver base URL, started with -rpc   ZOEKT_URL             (default ${DEFAULTS.zoektUrl})
-  --timeout-ms N       deadline of one Zoekt call, retries included  ZOEKT_MCP_TIMEOUT_MS  (default ${DEFAULTS.timeoutMs}; 100–120000)
-  --log-level LEVEL    debug | info | warn | error | silent          ZOEKT_MCP_LOG_LEVEL   (default ${DEFAULTS.logLevel})
-  --allow-repos GLOBS  confine every tool to these repos, comma-     ZOEKT_MCP_ALLOW_REPOS (default: all repos)
-                       separated globs: github.com/acme/*,webapp
-  --cache-mb N         memory for result windows of later pages, MiB ZOEKT_MCP_CACHE_MB    (default ${DEFAULTS.cacheMb}; 0 turns it off; 0–4096)
-  --cache-ttl-ms N     how long a cached window is served            ZOEKT_MCP_CACHE_TTL_MS (default ${DEFAULTS.cacheTtlMs}; 1000–3600000)
-  -h, --help           show this help
-  -v, --version        print the version
+/** How the environment variable sets an option: a switch is turned on with =1. */
+export function envForm(o: OptionSpec): string {
+  return o.value ? o.env : `${o.env}=1`;
+}
 
-HTTP: Streamable HTTP at /mcp, legacy SSE at GET /sse + POST /messages, probes GET /healthz, GET /readyz.
-  --http                   ZOEKT_MCP_HTTP=1               serve HTTP instead of stdio
-  --host HOST              ZOEKT_MCP_HOST                 address to bind (default ${HTTP_DEFAULTS.host})
-  --port N                 ZOEKT_MCP_PORT                 port to bind (default ${HTTP_DEFAULTS.port}; 0 picks a free one, logged)
-  --auth-token TOKEN       ZOEKT_MCP_AUTH_TOKEN           require "Authorization: Bearer TOKEN" on /mcp, /sse, /messages
-                                                          (${MIN_TOKEN_LENGTH}+ characters; prefer the variable, flags show in ps)
-  --insecure-no-auth       ZOEKT_MCP_INSECURE_NO_AUTH=1   allow a non-loopback --host without a token
-  --allowed-origins LIST   ZOEKT_MCP_ALLOWED_ORIGINS      browser origins allowed to call, comma-separated, e.g.
-                                                          https://app.example.com,http://localhost:* (default: loopback
-                                                          origins on a loopback --host, none otherwise)
-  --shutdown-timeout-ms N  ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS  after SIGTERM/SIGINT, how long in-flight calls may finish
-                                                          (default ${HTTP_DEFAULTS.shutdownTimeoutMs}; 0–600000)
+/** What an option takes and defaults to, in words: "default 10000; 100–120000". */
+export function optionTerms(o: OptionSpec): string[] {
+  const terms: string[] = [];
+  terms.push(`default ${typeof o.default === 'object' ? o.default.text : o.default}`);
+  if (o.choices) terms.push(o.choices.join(' | '));
+  if (o.min !== undefined && o.max !== undefined) terms.push(`${o.min}–${o.max}`);
+  return terms;
+}
 
-Exit codes: 0 normal end (also after SIGTERM/SIGINT), 1 fatal error (e.g. port in use), 2 bad configuration.
-`;
+function helpLines(group: OptionSpec['group']): string[] {
+  const lines: string[] = [];
+  for (const o of OPTIONS.filter((x) => x.group === group)) {
+    const flag = `--${o.name}${o.value ? ` ${o.value}` : ''}`;
+    lines.push(`  ${flag.padEnd(26)} ${envForm(o)}`, ...wrap(`${o.description} (${optionTerms(o).join('; ')})`, 6, 100));
+  }
+  return lines;
+}
+
+function wrap(text: string, indent: number, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent + line.length + 1 + word.length > width) {
+      lines.push(' '.repeat(indent) + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(' '.repeat(indent) + line);
+  return lines;
+}
+
+export const HELP = [
+  'zoekt-mcp: an MCP server for code search with Zoekt',
+  '',
+  'Usage: zoekt-mcp [options]',
+  '',
+  'Serves the Model Context Protocol over stdio (stdin/stdout), or over HTTP with --http.',
+  'Logs go to stderr.',
+  '',
+  'Options (each also read from the environment variable shown; flags win):',
+  ...helpLines('general'),
+  `  ${'-h, --help'.padEnd(26)} show this help`,
+  `  ${'-v, --version'.padEnd(26)} print the version`,
+  '',
+  'HTTP: Streamable HTTP at /mcp, legacy SSE at GET /sse + POST /messages, probes GET /healthz, GET /readyz.',
+  ...helpLines('http'),
+  '',
+  'Exit codes: 0 normal end (also after SIGTERM/SIGINT), 1 fatal error (e.g. port in use), 2 bad configuration.',
+  '',
+].join('\n');
 
 function parseUrl(value: string, source: string): string {
   let url: URL;
@@ -106,6 +269,12 @@ function parseInteger(value: string, source: string, min: number, max: number): 
   const n = Number(value.trim());
   if (n < min || n > max) throw new Error(`${source} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A whole number within the option's bounds. */
+function parseBounded(name: string, value: string, source: string): number {
+  const o = OPTION[name]!;
+  return parseInteger(value, source, o.min!, o.max!);
 }
 
 function parseBoolean(value: string, source: string): boolean {
@@ -167,19 +336,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
       strict: true,
       allowPositionals: false,
       options: {
-        'zoekt-url': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'log-level': { type: 'string' },
-        'allow-repos': { type: 'string' },
-        'cache-mb': { type: 'string' },
-        'cache-ttl-ms': { type: 'string' },
-        http: { type: 'boolean' },
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'auth-token': { type: 'string' },
-        'insecure-no-auth': { type: 'boolean' },
-        'allowed-origins': { type: 'string' },
-        'shutdown-timeout-ms': { type: 'string' },
+        ...Object.fromEntries(OPTIONS.map((o) => [o.name, { type: o.value ? ('string' as const) : ('boolean' as const) }])),
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -191,25 +348,26 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
   if (values.version) return { kind: 'version' };
 
   try {
-    const pick = (flag: string, envName: string): [string, string] | undefined => {
+    const pick = (flag: string): [string, string] | undefined => {
       const f = values[flag];
       if (typeof f === 'string') return [f, `--${flag}`];
+      const envName = OPTION[flag]!.env;
       const e = env[envName];
       if (e !== undefined && e !== '') return [e, envName];
       return undefined;
     };
     const config: Config = { ...DEFAULTS };
-    const url = pick('zoekt-url', 'ZOEKT_URL');
+    const url = pick('zoekt-url');
     if (url) config.zoektUrl = parseUrl(...url);
-    const timeout = pick('timeout-ms', 'ZOEKT_MCP_TIMEOUT_MS');
-    if (timeout) config.timeoutMs = parseInteger(timeout[0], timeout[1], 100, 120_000);
-    const level = pick('log-level', 'ZOEKT_MCP_LOG_LEVEL');
+    const timeout = pick('timeout-ms');
+    if (timeout) config.timeoutMs = parseBounded('timeout-ms', ...timeout);
+    const level = pick('log-level');
     if (level) config.logLevel = parseLogLevel(...level);
-    const cacheMb = pick('cache-mb', 'ZOEKT_MCP_CACHE_MB');
-    if (cacheMb) config.cacheMb = parseInteger(cacheMb[0], cacheMb[1], 0, 4096);
-    const cacheTtl = pick('cache-ttl-ms', 'ZOEKT_MCP_CACHE_TTL_MS');
-    if (cacheTtl) config.cacheTtlMs = parseInteger(cacheTtl[0], cacheTtl[1], 1000, 3_600_000);
-    const allow = pick('allow-repos', 'ZOEKT_MCP_ALLOW_REPOS');
+    const cacheMb = pick('cache-mb');
+    if (cacheMb) config.cacheMb = parseBounded('cache-mb', ...cacheMb);
+    const cacheTtl = pick('cache-ttl-ms');
+    if (cacheTtl) config.cacheTtlMs = parseBounded('cache-ttl-ms', ...cacheTtl);
+    const allow = pick('allow-repos');
     if (allow) config.allowRepos = parseRepoGlobs(...allow);
     const http = loadHttp(values, env, pick);
     if (http) config.http = http;
@@ -219,39 +377,40 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
   }
 }
 
-const HTTP_ONLY_FLAGS = ['host', 'port', 'auth-token', 'insecure-no-auth', 'allowed-origins', 'shutdown-timeout-ms'];
+const HTTP_ONLY_FLAGS = OPTIONS.filter((o) => o.group === 'http' && o.name !== 'http').map((o) => o.name);
 
 function loadHttp(
   values: Record<string, string | boolean | undefined>,
   env: NodeJS.ProcessEnv,
-  pick: (flag: string, envName: string) => [string, string] | undefined,
+  pick: (flag: string) => [string, string] | undefined,
 ): HttpConfig | undefined {
-  const flagOrEnv = (flag: string, envName: string): boolean => {
+  const flagOrEnv = (flag: string): boolean => {
     if (values[flag] === true) return true;
+    const envName = OPTION[flag]!.env;
     const e = env[envName];
     return e !== undefined && parseBoolean(e, envName);
   };
-  if (!flagOrEnv('http', 'ZOEKT_MCP_HTTP')) {
+  if (!flagOrEnv('http')) {
     // A flag that only means something over HTTP is a mistake without it; the variables may be set
     // for a whole deployment and are left alone.
     const stray = HTTP_ONLY_FLAGS.find((f) => values[f] !== undefined);
     if (stray) throw new Error(`--${stray} only applies with --http (or ZOEKT_MCP_HTTP=1)`);
     return undefined;
   }
-  const host = pick('host', 'ZOEKT_MCP_HOST');
-  const port = pick('port', 'ZOEKT_MCP_PORT');
-  const timeout = pick('shutdown-timeout-ms', 'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS');
-  const token = pick('auth-token', 'ZOEKT_MCP_AUTH_TOKEN');
-  const origins = pick('allowed-origins', 'ZOEKT_MCP_ALLOWED_ORIGINS');
+  const host = pick('host');
+  const port = pick('port');
+  const timeout = pick('shutdown-timeout-ms');
+  const token = pick('auth-token');
+  const origins = pick('allowed-origins');
   const http: HttpConfig = {
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
-    port: port ? parseInteger(port[0], port[1], 0, 65_535) : HTTP_DEFAULTS.port,
+    port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
     allowedOrigins: [],
-    shutdownTimeoutMs: timeout ? parseInteger(timeout[0], timeout[1], 0, 600_000) : HTTP_DEFAULTS.shutdownTimeoutMs,
+    shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
   };
   if (token) http.authToken = parseToken(...token);
   const loopback = isLoopbackHost(http.host);
-  if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth', 'ZOEKT_MCP_INSECURE_NO_AUTH')) {
+  if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth')) {
     throw new Error(
       `refusing to serve ${http.host} (not a loopback address) without --auth-token or ZOEKT_MCP_AUTH_TOKEN; ` +
         'set a token, bind 127.0.0.1, or pass --insecure-no-auth if something in front of it authenticates',

@@ -16,6 +16,23 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Codes where calling again unchanged may succeed. */
 const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['TIMEOUT', 'UNAVAILABLE']);
 
+export function isRetryable(code: ErrorCode): boolean {
+  return RETRYABLE.has(code);
+}
+
+/** What each code tells the caller; the README's error table is generated from it. */
+export const ERROR_CODE_MEANINGS: Readonly<Record<ErrorCode, string>> = {
+  INVALID_ARGUMENT: 'bad or conflicting arguments, an unknown language or kind; the hint says what is accepted',
+  QUERY_ERROR: 'Zoekt rejected the query (parse error, bad regex); the hint names the RE2 rule broken and the corrected form where one can be derived',
+  INVALID_CURSOR: 'a cursor that does not decode, was altered, or comes back with another tool or other arguments',
+  NOT_FOUND: 'an unknown repository or file; the hint names the nearest ones',
+  FORBIDDEN: 'a repository outside the configured scope (--allow-repos)',
+  TIMEOUT: 'Zoekt did not answer within the deadline (--timeout-ms)',
+  UNAVAILABLE: 'Zoekt is unreachable, answers 5xx or is not ready; the hint names the URL tried and how to check it',
+  BACKEND_MISCONFIGURED: 'Zoekt answers, but not as zoekt-mcp needs (e.g. zoekt-webserver runs without -rpc)',
+  INTERNAL: 'a bug in zoekt-mcp, not in the arguments',
+};
+
 /**
  * A failure with everything an agent needs to act on it: a stable code, what went wrong,
  * and what to do next. Raised where the cause is seen, never reconstructed from a message.
@@ -30,7 +47,7 @@ export class ToolError extends Error {
     this.name = 'ToolError';
     this.code = code;
     this.hint = hint;
-    this.retryable = options?.retryable ?? RETRYABLE.has(code);
+    this.retryable = options?.retryable ?? isRetryable(code);
   }
 
   toJSON(): { code: ErrorCode; message: string; hint: string; retryable: boolean } {

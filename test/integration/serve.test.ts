@@ -17,7 +17,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import { gate } from '../support/gate.js';
 import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
-import { freePort, REPO_PREFIX, ROOT } from '../support/zoekt.js';
+import { freePort, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
 let clone: string;
@@ -41,7 +41,7 @@ describe('scripts/serve.sh in a fresh clone', () => {
         HOME: process.env.HOME ?? work,
         ZOEKT_PORT: String(await freePort()),
         ZOEKT_MCP_DATA: join(work, 'data'),
-        ZOEKT_MCP_TOOLS_DIR: join(ROOT, '.tools'),
+        ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
         ZOEKT_MCP_LOG_LEVEL: 'warn',
       },
       stderr: 'pipe',
@@ -80,7 +80,7 @@ async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url:
       HOME: process.env.HOME ?? work,
       ZOEKT_PORT: String(zoektPort),
       ZOEKT_MCP_DATA: join(work, 'data-http'),
-      ZOEKT_MCP_TOOLS_DIR: join(ROOT, '.tools'),
+      ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
       ZOEKT_MCP_LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,9 @@
 /**
- * Once per test run: install what is missing (Zoekt, ctags), compile the server, index the
- * fixtures and start a real zoekt-webserver -rpc. Tests read the URL with inject('zoektUrl').
- * A second zoekt-webserver -rpc serves the Go source tree (test/support/goroot.ts), indexed once
- * per machine and cached: inject('goZoektUrl'), inject('goSrcRoot'), inject('goRepo').
+ * Once per test run: install what is missing (Zoekt, ctags, the linters), compile the server,
+ * index the fixtures and start a real zoekt-webserver -rpc. Tests read the URL with
+ * inject('zoektUrl'). A second zoekt-webserver -rpc serves the Go source tree
+ * (test/support/goroot.ts), indexed once per machine and cached: inject('goZoektUrl'),
+ * inject('goSrcRoot'), inject('goRepo').
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build', 'lint'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const workDir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-test-'));
   const started = Date.now();
   const { indexDir, repos } = buildFixtureIndex(workDir);

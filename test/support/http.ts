@@ -29,13 +29,15 @@ export interface Adapter {
 
 export interface AdapterOptions {
   zoektUrl: string;
+  /** The server's entry point; this checkout's dist/cli.js unless given (e.g. an installed package's). */
+  cli?: string;
   args?: string[];
   env?: Record<string, string>;
   port?: number;
 }
 
 export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, [opts.cli ?? CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ZOEKT_URL: opts.zoektUrl, ZOEKT_MCP_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

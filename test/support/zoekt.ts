@@ -19,7 +19,10 @@ function pinnedVersion(): string {
   return m[1]!;
 }
 
-export const ZOEKT_BIN = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools'), 'zoekt', pinnedVersion(), 'bin');
+export const TOOLS_DIR = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
+export const ZOEKT_BIN = join(TOOLS_DIR, 'zoekt', pinnedVersion(), 'bin');
+/** hadolint and shellcheck, installed by scripts/setup.sh lint (the global setup runs it). */
+export const LINT_BIN = join(TOOLS_DIR, 'lint', 'bin');
 export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
 
 /** The fixture repositories: every folder directly under test/fixtures/. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, HTTP_DEFAULTS, loadConfig, type Config } from '../../src/config.js';
+import { DEFAULTS, HELP, HTTP_DEFAULTS, loadConfig, OPTIONS, type Config, type OptionSpec } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('uses defaults, then environment, then flags', () => {
@@ -116,3 +116,61 @@ describe('loadConfig: HTTP', () => {
     expect(out.kind === 'run' && out.config.http).toBeUndefined();
   });
 });
+
+describe('OPTIONS: the options as data (--help and the README are made from them)', () => {
+  const configKey: Record<string, string> = {
+    'zoekt-url': 'zoektUrl',
+    'timeout-ms': 'timeoutMs',
+    'log-level': 'logLevel',
+    'cache-mb': 'cacheMb',
+    'cache-ttl-ms': 'cacheTtlMs',
+    host: 'host',
+    port: 'port',
+    'shutdown-timeout-ms': 'shutdownTimeoutMs',
+  };
+  const withHttp = (o: OptionSpec) => (o.group === 'http' && o.name !== 'http' ? ['--http'] : []);
+
+  it('names each flag and variable once, and --help shows every one', () => {
+    expect(new Set(OPTIONS.map((o) => o.name)).size).toBe(OPTIONS.length);
+    expect(new Set(OPTIONS.map((o) => o.env)).size).toBe(OPTIONS.length);
+    for (const o of OPTIONS) {
+      expect(HELP).toContain(`--${o.name}`);
+      expect(HELP).toContain(o.env);
+    }
+  });
+
+  it.each(OPTIONS.map((o) => [o.name, o] as const))('--%s is taken, from the flag and from its variable', (_name, o) => {
+    const value = o.value ? String(typeof o.default === 'object' ? validSample[o.name] : o.default) : undefined;
+    const argv = [...withHttp(o), `--${o.name}`, ...(value === undefined ? [] : [value])];
+    expect(loadConfig(argv, { ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) }).kind, argv.join(' ')).toBe('run');
+    const env = { [o.env]: value ?? '1', ...(o.group === 'http' ? { ZOEKT_MCP_HTTP: '1' } : {}), ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) };
+    expect(loadConfig([], env).kind, JSON.stringify(env)).toBe('run');
+  });
+
+  it.each(OPTIONS.filter((o) => o.min !== undefined).map((o) => [o.name, o] as const))('--%s: the bounds shown are the bounds enforced', (_name, o) => {
+    const run = (v: number) => loadConfig([...withHttp(o), `--${o.name}`, String(v)], {});
+    expect(run(o.min!).kind).toBe('run');
+    expect(run(o.max!).kind).toBe('run');
+    const over = run(o.max! + 1);
+    expect(over.kind === 'error' && over.reason).toMatch(`--${o.name} must be between ${o.min} and ${o.max}`);
+    if (o.min! > 0) expect(run(o.min! - 1).kind).toBe('error');
+  });
+
+  it('the defaults shown are the defaults used', () => {
+    const out = loadConfig(['--http'], {});
+    if (out.kind !== 'run') throw new Error(JSON.stringify(out));
+    const flat: Record<string, unknown> = { ...out.config, ...out.config.http };
+    for (const o of OPTIONS) {
+      if (typeof o.default === 'object') continue;
+      expect(flat[configKey[o.name]!], o.name).toBe(o.default);
+    }
+    expect(OPTIONS.find((o) => o.name === 'log-level')?.choices).toContain(DEFAULTS.logLevel);
+  });
+});
+
+/** Values for the options whose default is words, not a value. */
+const validSample: Record<string, string> = {
+  'allow-repos': 'github.com/acme/*',
+  'auth-token': 'b'.repeat(16),
+  'allowed-origins': 'https://app.example.com',
+};

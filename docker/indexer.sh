@@ -1,0 +1,118 @@
+#!/bin/sh
+# Keeps a Zoekt index of some repositories up to date. Written for the official Zoekt image
+# (ghcr.io/sourcegraph/zoekt: Alpine, busybox sh, git, zoekt-git-index, zoekt-index, ctags); any
+# POSIX shell with those commands on PATH runs it too.
+#
+#   indexer.sh          index every REPOS_DIR repository and MIRROR_URLS mirror, then again every
+#                       INDEX_INTERVAL seconds (0: once, then exit with the round's status)
+#   indexer.sh health   exit 0 when the last round finished without failures and not long ago
+#
+# REPOS_DIR (default /repos, mounted from the host, read-only is fine): REPOS_DIR itself when it is
+#   a repository, else each folder directly in it. A git checkout (or bare repository) is indexed
+#   from git, with the branches in INDEX_BRANCHES (default HEAD), and named after its folder; any
+#   other folder is indexed as plain files.
+# MIRROR_URLS: git URLs separated by spaces, commas or new lines, cloned once as mirrors into
+#   MIRROR_DIR (default DATA_DIR/mirrors), fetched again each round, and named after the URL
+#   (https://github.com/acme/app.git is github.com/acme/app).
+# INDEX_DIR (default DATA_DIR/index, DATA_DIR default /data): where the shards go, for
+#   zoekt-webserver -index to serve. zoekt-webserver picks up new shards by itself.
+set -eu
+
+DATA_DIR=${DATA_DIR:-/data}
+REPOS_DIR=${REPOS_DIR:-/repos}
+INDEX_DIR=${INDEX_DIR:-$DATA_DIR/index}
+MIRROR_DIR=${MIRROR_DIR:-$DATA_DIR/mirrors}
+MIRROR_URLS=${MIRROR_URLS:-}
+INDEX_INTERVAL=${INDEX_INTERVAL:-600}
+INDEX_BRANCHES=${INDEX_BRANCHES:-HEAD}
+# The outcome of the last round: its end time and its failures, for the health check.
+STATUS_FILE=${STATUS_FILE:-$DATA_DIR/indexer.status}
+
+say() { echo "indexer: $*" >&2; }
+
+case $INDEX_INTERVAL in '' | *[!0-9]*) say "INDEX_INTERVAL must be a whole number of seconds, got '$INDEX_INTERVAL'"; exit 2 ;; esac
+MIRROR_DIR=${MIRROR_DIR%/}
+
+# Repositories mounted from the host belong to another user; git refuses those unless told.
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+export GIT_TERMINAL_PROMPT=0
+
+if [ "${1:-}" = health ]; then
+  [ -f "$STATUS_FILE" ] || { echo "no round finished yet"; exit 1; }
+  read -r ended failures <"$STATUS_FILE"
+  age=$(($(date +%s) - ended))
+  # A round that has not ended for two intervals and a bit has stalled.
+  limit=$((2 * INDEX_INTERVAL + 300))
+  if [ "$failures" -ne 0 ]; then echo "last round: $failures failure(s), see the container's log"; exit 1; fi
+  if [ "$INDEX_INTERVAL" -gt 0 ] && [ "$age" -gt "$limit" ]; then echo "last round ended ${age}s ago"; exit 1; fi
+  echo "last round ended ${age}s ago without failures"
+  exit 0
+fi
+
+is_git() { [ -e "$1/.git" ] || { [ -f "$1/HEAD" ] && [ -d "$1/objects" ]; }; }
+
+# The repository name a mirror URL gives: no scheme, user or port, no .git.
+mirror_name() {
+  case $1 in
+    *://*) printf '%s\n' "$1" | sed -e 's#^[^:]*://##' -e 's#^[^/@]*@##' -e 's#^\([^/:]*\):[0-9]*/#\1/#' ;;
+    *) printf '%s\n' "$1" | sed -e 's#^[^/@]*@##' -e 's#^\([^/:]*\):#\1/#' ;;
+  esac | sed -e 's#/*$##' -e 's#\.git$##' -e 's#^/*##'
+}
+
+index_git() {
+  # -repo_cache names a mirror by its path under MIRROR_DIR.
+  zoekt-git-index -index "$INDEX_DIR" -branches "$INDEX_BRANCHES" -allow_missing_branches "$@"
+}
+
+round() {
+  failures=0
+  mkdir -p "$INDEX_DIR" "$MIRROR_DIR"
+
+  if [ -d "$REPOS_DIR" ]; then
+    if is_git "$REPOS_DIR"; then set -- "$REPOS_DIR"; else set -- "$REPOS_DIR"/*; fi
+    for dir in "$@"; do
+      [ -d "$dir" ] || continue
+      if is_git "$dir"; then
+        say "indexing git repository $dir"
+        index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
+      else
+        say "indexing folder $dir"
+        zoekt-index -index "$INDEX_DIR" "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
+      fi
+    done
+  fi
+
+  for url in $(printf '%s\n' "$MIRROR_URLS" | tr ',' ' '); do
+    name=$(mirror_name "$url")
+    dest="$MIRROR_DIR/$name.git"
+    if [ -d "$dest" ]; then
+      say "fetching $name"
+      git -C "$dest" fetch --quiet --prune || { failures=$((failures + 1)); say "failed to fetch $name"; continue; }
+    else
+      say "cloning $name"
+      mkdir -p "$(dirname "$dest")"
+      if ! git clone --quiet --mirror "$url" "$dest"; then
+        failures=$((failures + 1)); say "failed to clone $name"; rm -rf "$dest"; continue
+      fi
+      git -C "$dest" config zoekt.name "$name"
+    fi
+    say "indexing mirror $name"
+    index_git -repo_cache "$MIRROR_DIR" "$dest" || { failures=$((failures + 1)); say "failed: $name"; }
+  done
+
+  echo "$(date +%s) $failures" >"$STATUS_FILE.tmp" && mv "$STATUS_FILE.tmp" "$STATUS_FILE"
+  say "round done, $failures failure(s)"
+  [ "$failures" -eq 0 ]
+}
+
+# SIGTERM (docker stop) ends the wait between rounds at once, and a round once its current
+# repository is done. $! is the only background job, the sleep between rounds: it is set as soon
+# as the sleep starts, so the trap stops it even when the signal comes right then.
+trap 'say "stopping"; [ -z "${!:-}" ] || kill "$!" 2>/dev/null; exit 0' TERM INT
+while :; do
+  status=0
+  round || status=1
+  [ "$INDEX_INTERVAL" -gt 0 ] || exit "$status"
+  sleep "$INDEX_INTERVAL" &
+  wait "$!" || true
+done

@@ -1,0 +1,81 @@
+/**
+ * The README's reference sections are what scripts/gen-docs.mjs writes from the code (the tool
+ * definitions, the option list, the error codes, clients/), and the defaults the tool
+ * descriptions state are the ones the tools apply.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLIENTS, render, sections, statedDefault } from '../../scripts/gen-docs.mjs';
+import { CODE_DEFAULTS } from '../../src/search/code.js';
+import { FILE_DEFAULTS } from '../../src/search/files.js';
+import { REFERENCE_DEFAULTS } from '../../src/search/references.js';
+import { LIST_REPOS_DEFAULTS } from '../../src/search/repos.js';
+import { SYMBOL_DEFAULTS } from '../../src/search/symbols.js';
+import { TOOLS } from '../../src/tools/index.js';
+import { ROOT } from '../support/zoekt.js';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+describe('README reference sections', () => {
+  it('are what npm run docs writes (run it after changing a tool, an option, an error code or clients/)', () => {
+    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/gen-docs.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8' });
+    expect(check.stderr).toContain('README.md is up to date');
+    expect(check.status).toBe(0);
+  });
+
+  it('cover every tool, option and client file', () => {
+    const generated = sections();
+    for (const tool of TOOLS) {
+      expect(generated.get(`tool:${tool.name}`), tool.name).toContain('Output (`structuredContent`');
+      expect(README).toContain(`<!-- BEGIN GENERATED tool:${tool.name} `);
+    }
+    const options = `${generated.get('options-general')}\n${generated.get('options-http')}`;
+    for (const flag of execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), '--help'], { encoding: 'utf8' }).matchAll(/^ {2}(--[a-z-]+)/gm)) {
+      expect(options).toContain(`\`${flag[1]}`);
+    }
+    for (const client of CLIENTS) expect(generated.get('clients')).toContain(readFileSync(join(ROOT, client.file), 'utf8').trimEnd());
+  });
+
+  it('refuse a README that lacks a section or names one that does not exist', () => {
+    const withoutTool = README.replace(/<!-- BEGIN GENERATED tool:get_health [^>]*-->[\s\S]*?<!-- END GENERATED tool:get_health -->\n/, '');
+    expect(() => render(withoutTool)).toThrow(/lacks markers for: tool:get_health[\s\S]*<!-- BEGIN GENERATED tool:get_health/);
+    const unknown = `${README}\n<!-- BEGIN GENERATED tool:no_such_tool -->\n<!-- END GENERATED tool:no_such_tool -->\n`;
+    expect(() => render(unknown)).toThrow(/no generated section is called tool:no_such_tool/);
+  });
+
+  it('leave the hand-written text alone', () => {
+    expect(README.startsWith('# zoekt-mcp\n')).toBe(true);
+    const edited = README.replace('# zoekt-mcp\n', '# zoekt-mcp\n\nA hand-written line.\n');
+    expect(render(edited)).toContain('A hand-written line.');
+    expect(render(edited).length - README.length).toBe('\nA hand-written line.\n'.length);
+  });
+});
+
+describe('defaults stated in the tool descriptions', () => {
+  const applied: Record<string, Record<string, unknown>> = {
+    search_code: CODE_DEFAULTS,
+    search_symbols: SYMBOL_DEFAULTS,
+    search_files: FILE_DEFAULTS,
+    find_references: REFERENCE_DEFAULTS,
+    list_repos: LIST_REPOS_DEFAULTS,
+  };
+
+  it.each(Object.keys(applied))('%s: are the defaults its handler applies', (name) => {
+    const tool = TOOLS.find((t) => t.name === name)!;
+    for (const [arg, value] of Object.entries(applied[name]!)) {
+      const field = tool.input.shape[arg] as { description?: string } | undefined;
+      expect(field, `${name}.${arg}`).toBeDefined();
+      expect(statedDefault(field!.description), `${name}.${arg}: ${field!.description}`).toEqual({ value: String(value) });
+    }
+  });
+
+  it('reads the forms the descriptions use', () => {
+    expect(statedDefault('Files per page (1–50, default 10).')).toEqual({ value: '10' });
+    expect(statedDefault('Search the exact text. Default false.')).toEqual({ value: 'false' });
+    expect(statedDefault("'auto' (default): case-sensitive only if …")).toEqual({ value: 'auto' });
+    expect(statedDefault('Only this branch. Default: all indexed branches.')).toEqual({ text: 'all indexed branches' });
+    expect(statedDefault('Leave out these languages.')).toBeUndefined();
+  });
+});
