@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
+import { asFleet, type ZoektFleet } from '../zoekt/fleet.js';
 import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
 import { Searcher, type WalkLimits } from '../search/searcher.js';
@@ -15,7 +16,8 @@ import type { RepoScope } from '../search/scope.js';
 
 
 export interface ServerDeps {
-  zoekt: ZoektClient;
+  /** One zoekt-webserver, or several each serving a share of the repositories. */
+  zoekt: ZoektClient | ZoektFleet;
   log: Logger;
   /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
   cache?: WindowCache;
@@ -42,7 +44,8 @@ export function buildServer(deps: ServerDeps): McpServer {
   const tools = deps.tools ?? TOOLS;
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
-  const searcher = new Searcher(deps.zoekt, deps.cache, deps.scope, deps.walkLimits);
+  const zoekt = asFleet(deps.zoekt);
+  const searcher = new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits);
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);
@@ -60,7 +63,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         const started = Date.now();
         try {
           if (args instanceof InvalidArguments) throw args.error;
-          const out = await tool.handler(args, { zoekt: deps.zoekt, searcher, log: deps.log, signal: extra.signal });
+          const out = await tool.handler(args, { zoekt, searcher, log: deps.log, signal: extra.signal });
           deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
           return successResult(out, tool.render(out, args));
         } catch (err) {

@@ -1,32 +1,14 @@
 import { z } from 'zod';
-import { GET_HEALTH, getHealth, type HealthOutput } from '../search/health.js';
+import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { defineTool } from './define.js';
 
 const input = z.strictObject({});
-
-const output = z.object({
-  status: z.enum(['ok', 'degraded', 'down']),
-  adapter: z.object({ version: z.string(), uptime_s: z.number() }),
-  zoekt: z.object({ url: z.string(), reachable: z.boolean(), ready: z.boolean(), latency_ms: z.number(), version: z.string().optional() }),
-  index: z
-    .object({
-      repos: z.number().int(),
-      shards: z.number().int(),
-      documents: z.number().int(),
-      index_bytes: z.number().int(),
-      content_bytes: z.number().int(),
-      repos_without_symbols: z.number().int(),
-      oldest_index_time: z.string().optional(),
-      newest_index_time: z.string().optional(),
-    })
-    .optional(),
-  hint: z.string().optional(),
-});
 
 export function renderHealth(out: HealthOutput): string {
   const lines = [
     `status: ${out.status}`,
     `zoekt: ${out.zoekt.url} reachable=${out.zoekt.reachable} ready=${out.zoekt.ready} latency=${out.zoekt.latency_ms} ms`,
+    ...(out.backends ?? []).map((b) => `  backend ${b.url}: reachable=${b.reachable} ready=${b.ready} latency=${b.latency_ms} ms, ${b.repos} repo(s)${b.reason ? ` (${b.reason})` : ''}`),
     `adapter: zoekt-mcp ${out.adapter.version}, up ${out.adapter.uptime_s} s`,
   ];
   const i = out.index;
@@ -49,7 +31,7 @@ export const getHealthTool = defineTool({
     '- {}',
   ].join('\n'),
   input,
-  output,
+  output: HealthOutput,
   handler: (_args, ctx) => getHealth(ctx.searcher, ctx.signal),
   render: (out) => renderHealth(out),
 });

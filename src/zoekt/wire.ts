@@ -183,7 +183,19 @@ export interface SearchStatsOut {
  * What made Zoekt stop before evaluating every candidate: failed or still-loading shards, the
  * match budget of the search options, or its time limit (MaxWallTime).
  */
-export type StopCause = { cause: 'shards_failed'; shards: number } | { cause: 'match_limit'; limit: number } | { cause: 'time_limit' };
+export type StopCause =
+  | { cause: 'shards_failed'; shards: number }
+  | { cause: 'match_limit'; limit: number }
+  | { cause: 'time_limit' }
+  /** With several backends: some did not answer, so their repositories are missing. */
+  | { cause: 'backends_failed'; backends: MissingBackend[] };
+
+/** A backend that did not answer, and the repositories it was last seen to serve. */
+export interface MissingBackend {
+  url: string;
+  repos: string[];
+  reason: string;
+}
 
 export interface SearchResult {
   files: FileHit[];
@@ -197,12 +209,16 @@ export interface RepoInfo {
   hasSymbols: boolean;
   indexTime?: string;
   stats: { shards: number; documents: number; indexBytes: number; contentBytes: number };
+  /** With several backends: the one that serves this repository. */
+  backend?: string;
 }
 
 export interface RepoListResult {
   repos: RepoInfo[];
   stats: { repos: number; shards: number; documents: number; indexBytes: number; contentBytes: number };
   crashes: number;
+  /** With several backends: those that did not answer; their repositories are not listed. */
+  missing?: MissingBackend[];
 }
 
 /** Splits content into lines the way Zoekt counts them: on \n, with a trailing \r dropped. */
