@@ -3,6 +3,7 @@
  * from the window cache when an earlier call already fetched enough of it.
  */
 import * as q from '../zoekt/query.js';
+import { createHash } from 'node:crypto';
 import { ToolError } from '../errors.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
@@ -91,16 +92,19 @@ export class Searcher {
   /**
    * The files of `query` that are among `files`, with their matches: one search restricted to
    * those paths, which costs what the page costs rather than what the whole answer does.
+   * `versions`: how many files those paths have in all (a path stands once per branch version).
    */
-  async filesAmong(req: Omit<WindowRequest, 'size' | 'key'>, files: FileHit[], block: string): Promise<Window> {
+  async filesAmong(req: Omit<WindowRequest, 'size' | 'key'>, files: FileHit[], versions: number): Promise<Window> {
     const byRepo = new Map<string, string[]>();
-    for (const f of files) byRepo.set(f.repo, [...(byRepo.get(f.repo) ?? []), f.path]);
+    for (const f of files) byRepo.set(f.repo, [...new Set([...(byRepo.get(f.repo) ?? []), f.path])]);
     const perRepo = [...byRepo].map(([repo, paths]) => `( ${q.render(q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.or(...paths.map((p) => q.file(`^${q.escapeRegex(p)}$`)))))} )`);
     const restriction = perRepo.length === 1 ? perRepo[0]! : `( ${perRepo.join(' or ')} )`;
+    // Keyed by the files themselves, not by the long restricted text: a block is the same block
+    // only if it holds the same files.
+    const ids = createHash('sha256').update(files.map(fileId).join('\n')).digest('base64url');
+    const key = `block\u0000${ids}\u0000${req.contextLines ?? 0}\u0000${req.query}`;
     // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
-    // Keyed by the block of the walk it serves, not by the long restricted text.
-    const key = `${block}\u0000${req.contextLines ?? 0}\u0000${req.query}`;
-    return this.window({ ...req, query: `${req.query} ${restriction}`, size: files.length + 1, key, repos: [...byRepo.keys()] });
+    return this.window({ ...req, query: `${req.query} ${restriction}`, size: Math.max(versions, files.length) + 1, key, repos: [...byRepo.keys()] });
   }
 
   /** Files of one repository with their whole content (never cached: get_file reads the index as it is now). */

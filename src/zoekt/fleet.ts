@@ -28,6 +28,7 @@ export class ZoektFleet {
   /** Every backend's URL, comma-separated, as configured. */
   readonly url: string;
   private readonly known = new Map<ZoektClient, { repos: Set<string>; at: number }>();
+  private refreshing: Promise<unknown> | undefined;
 
   constructor(members: readonly ZoektClient[]) {
     if (members.length === 0) throw new Error('a fleet needs at least one zoekt-webserver');
@@ -46,6 +47,9 @@ export class ZoektFleet {
   /** `repos`: the exact repository names the search is about, when it is about few (get_file, a page's files). */
   async search(req: SearchRequest & { repos?: readonly string[] }): Promise<SearchResult> {
     if (!this.several) return this.members[0]!.search(req);
+    // Keep knowing which repositories each backend serves, so a backend that stops answering
+    // can be named with its repositories.
+    this.refreshIfStale();
     const targets = await this.holders(req.repos, req.signal);
     const settled = await Promise.allSettled(targets.map((m) => m.search(req)));
     const answered: SearchResult[] = [];
@@ -122,11 +126,19 @@ export class ZoektFleet {
     await Promise.all(this.members.map((m) => m.close()));
   }
 
+  private refreshIfStale(): void {
+    if (this.refreshing || !this.members.some((m) => (this.known.get(m)?.at ?? 0) < Date.now() - REPO_MAP_TTL_MS)) return;
+    this.refreshing = this.list('')
+      .catch(() => undefined)
+      .finally(() => (this.refreshing = undefined));
+  }
+
   /** The backends that hold any of `repos`, when every one of them is known to be held; else all. */
   private async holders(repos: readonly string[] | undefined, signal?: AbortSignal): Promise<readonly ZoektClient[]> {
     if (!repos?.length) return this.members;
-    const stale = this.members.some((m) => (this.known.get(m)?.at ?? 0) < Date.now() - REPO_MAP_TTL_MS);
-    if (stale) await this.list('', signal).catch(() => undefined);
+    this.refreshIfStale();
+    if (this.refreshing && this.members.some((m) => !this.known.has(m))) await this.refreshing;
+    if (signal?.aborted) return this.members;
     const holding = this.members.filter((m) => repos.some((r) => this.known.get(m)?.repos.has(r)));
     const placed = new Set(holding.flatMap((m) => repos.filter((r) => this.known.get(m)?.repos.has(r))));
     return holding.length && placed.size === new Set(repos).size ? holding : this.members;
