@@ -80,9 +80,7 @@ export class Searcher {
     });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
-    // Several backends each return up to `size` files: the window holds more than asked, and is
-    // whole only when the answer as a whole was shorter.
-    const window: Window = { files, size: req.size, exhausted: result.files.length < req.size, stats: result.stats };
+    const window: Window = { files, size: req.size, exhausted: !result.truncated, stats: result.stats };
     // An answer with a backend or shard missing is not kept: the next page asks again.
     const cause = result.stats.stopped?.cause;
     if (cause !== 'backends_failed' && cause !== 'shards_failed') this.cache.set(key, window);

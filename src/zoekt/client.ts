@@ -122,7 +122,9 @@ export class ZoektClient {
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
-    return decodeSearch(reply, limits);
+    const result = decodeSearch(reply, limits);
+    result.truncated = result.files.length >= req.maxDocs;
+    return result;
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {

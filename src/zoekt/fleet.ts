@@ -64,8 +64,13 @@ export class ZoektFleet {
     const stopped: StopCause | undefined = missing.length
       ? { cause: 'backends_failed', backends: missing.map((m) => this.describe(m.member, m.error)) }
       : answered.find((a) => a.stats.stopped)?.stats.stopped;
+    // Each backend ranked its own files and cut its list: below the highest of those cuts, files
+    // of a backend that was cut may be missing, so the merged list stops above it.
+    const cuts = answered.filter((a) => a.truncated).map((a) => Math.min(...a.files.map((f) => f.score)));
+    const floor = cuts.length ? Math.max(...cuts) : Number.NEGATIVE_INFINITY;
     return {
-      files: answered.flatMap((a) => a.files),
+      files: answered.flatMap((a) => a.files).filter((f) => f.score > floor),
+      truncated: cuts.length > 0,
       stats: {
         fileCount: answered.reduce((n, a) => n + a.stats.fileCount, 0),
         matchCount: answered.reduce((n, a) => n + a.stats.matchCount, 0),

@@ -200,6 +200,8 @@ export interface MissingBackend {
 export interface SearchResult {
   files: FileHit[];
   stats: SearchStatsOut;
+  /** Zoekt had more matching files than these (it cut the ranked list at MaxDocDisplayCount). */
+  truncated: boolean;
 }
 
 export interface RepoInfo {
@@ -312,7 +314,7 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>, limits: MatchLi
   const stats: SearchStatsOut = { fileCount: r.FileCount, matchCount: r.MatchCount, durationMs: Math.round(r.Duration / 1e6) };
   const stopped = stopCause(r, limits);
   if (stopped) stats.stopped = stopped;
-  return { files, stats };
+  return { files, stats, truncated: false };
 }
 
 /** Go's zero time marshals as 0001-01-01; treat it as unknown. */
