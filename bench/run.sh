@@ -5,21 +5,8 @@
 #   bash bench/run.sh            # default rounds
 #   BENCH_ROUNDS=100 bash bench/run.sh
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-bash scripts/setup.sh >&2
-# shellcheck source=../zoekt-config/zoekt.env
-. zoekt-config/zoekt.env
-bin="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/zoekt/$ZOEKT_VERSION/bin"
-export CTAGS_COMMAND="$root/zoekt-config/universal-ctags"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-bench-XXXXXX")
-zoekt_pid=""
-cleanup() {
-  [ -n "$zoekt_pid" ] && kill "$zoekt_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 started=$(date +%s%N)
 mkdir -p "$work/repos" "$work/index"
@@ -36,12 +23,5 @@ for dir in "$work"/repos/*; do
 done
 echo "bench: indexed $(ls "$work/repos" | wc -l) repositories in $(( ($(date +%s%N) - started) / 1000000 )) ms" >&2
 
-port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"$bin/zoekt-webserver" -rpc -index "$work/index" -listen "127.0.0.1:$port" 2>>"$work/webserver.log" &
-zoekt_pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS -m 1 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-
-ZOEKT_URL="http://127.0.0.1:$port" node bench/bench.mjs
+start_zoekt "$work/index"
+ZOEKT_URL="$zoekt_url" node bench/bench.mjs

@@ -6,24 +6,11 @@
 #   bash bench/walk.sh
 #   ZOEKT_MCP_CLI=/other/checkout/dist/cli.js bash bench/walk.sh   # the same walks through another build
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
-bash scripts/setup.sh >&2
-# shellcheck source=../zoekt-config/zoekt.env
-. zoekt-config/zoekt.env
-tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
-bin="$tools/zoekt/$ZOEKT_VERSION/bin"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-walk-XXXXXX")
-zoekt_pid=""
-cleanup() {
-  [ -n "$zoekt_pid" ] && kill "$zoekt_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 index=""
-for marker in "$tools"/goroot-index/"$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
+for marker in "$tools/goroot-index/$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
   [ -f "$marker" ] && index="$(dirname "$marker")/index" && break
 done
 if [ -z "$index" ]; then
@@ -33,12 +20,5 @@ if [ -z "$index" ]; then
   CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
 fi
 
-port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"$bin/zoekt-webserver" -rpc -index "$index" -listen "127.0.0.1:$port" 2>>"$work/webserver.log" &
-zoekt_pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS -m 1 "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-
-ZOEKT_URL="http://127.0.0.1:$port" node bench/walk.mjs
+start_zoekt "$index"
+ZOEKT_URL="$zoekt_url" node bench/walk.mjs

@@ -4,6 +4,12 @@
  * from the files (test/support/truth.ts), never from Zoekt or the adapter.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * Walks of thousands of files take seconds on a quiet machine; the bound is for a busy one (two
+ * cores shared with the other test files and both Zoekts). Nothing here asserts a time.
+ */
+const WALK_TIMEOUT_MS = 300_000;
 import { call, connectInProcess, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
 import { filesMatching, GO_FILES, goFuncDefinitions, goTypeDefinitions, linesMatching, scanCorpus, type Corpus } from '../support/truth.js';
 
@@ -58,7 +64,7 @@ function bareTermFiles(re: RegExp): Set<string> {
   return byContent;
 }
 
-describe('search_code walks every matching file of a broad query', () => {
+describe('search_code walks every matching file of a broad query', { timeout: WALK_TIMEOUT_MS }, () => {
   it("'err' (every case): 5,900 files over 119 pages, each once, with exact totals and each file's first matched lines", async () => {
     const re = /err/i;
     const expected = bareTermFiles(re);
@@ -118,7 +124,7 @@ describe('search_code walks every matching file of a broad query', () => {
   });
 });
 
-describe('when a walk cannot reach everything, every page says so', () => {
+describe('when a walk cannot reach everything, every page says so', { timeout: WALK_TIMEOUT_MS }, () => {
   it("Zoekt's match budget: complete false, totals 'at least', partial with a narrowing hint, and the walk ends without repeats", async () => {
     const conn = await connectInProcess({ url: inject('goZoektUrl'), timeoutMs: 60_000, matchLimits: { shard: 20_000, total: 80_000 } });
     try {
@@ -163,7 +169,7 @@ describe('when a walk cannot reach everything, every page says so', () => {
   });
 });
 
-describe('search_files walks every file', () => {
+describe('search_files walks every file', { timeout: WALK_TIMEOUT_MS }, () => {
   it.each([
     { args: { pattern: '*_test.go' }, match: (p: string) => /(^|\/)[^/]*_test\.go$/.test(p) },
     { args: { pattern: '^net/http/.*\\.go$', regex: true }, match: (p: string) => /^net\/http\/.*\.go$/.test(p) },
@@ -179,7 +185,7 @@ describe('search_files walks every file', () => {
   });
 });
 
-describe('search_symbols on the Go tree', () => {
+describe('search_symbols on the Go tree', { timeout: WALK_TIMEOUT_MS }, () => {
   it('every Go func and method named NewReader, by exact name', async () => {
     const expected = goFuncDefinitions(srcRoot, corpus.indexed, 'NewReader').map((m) => `${m.path}:${m.line}`);
     expect(expected.length).toBeGreaterThan(10);
@@ -224,7 +230,7 @@ describe('search_symbols on the Go tree', () => {
   });
 });
 
-describe('find_references on the Go tree', () => {
+describe('find_references on the Go tree', { timeout: WALK_TIMEOUT_MS }, () => {
   /**
    * Usage lines as the files have them: lines where the name stands as a whole identifier (no
    * letter, digit, _ or $ on either side, the adapter's documented rule), less the lines that

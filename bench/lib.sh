@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Shared by the bench scripts (sourced): the pinned Zoekt and Universal Ctags, a work folder, and
+# zoekt-webservers on free loopback ports; all of it is stopped and removed when the script exits.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 1
+bash scripts/setup.sh >&2
+# shellcheck source=zoekt-config/zoekt.env
+. zoekt-config/zoekt.env
+tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
+bin="$tools/zoekt/$ZOEKT_VERSION/bin"
+export CTAGS_COMMAND="$root/zoekt-config/universal-ctags"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-bench-XXXXXX")
+zoekt_pids=()
+cleanup() {
+  for pid in "${zoekt_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# start_zoekt INDEX_DIR [CORE]: serves INDEX_DIR on a free loopback port (pinned to CORE, with one
+# Go thread, when given) and sets zoekt_url once it answers.
+start_zoekt() {
+  local port
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  local run=()
+  if [ -n "${2:-}" ] && command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then run=(env GOMAXPROCS=1 taskset -c "$2"); fi
+  # Its watchdog is off: a bench's server lives no longer than the bench.
+  ZOEKT_WATCHDOG_ERRORS=0 "${run[@]}" "$bin/zoekt-webserver" -rpc -index "$1" -listen "127.0.0.1:$port" >>"$work/webserver.log" 2>&1 &
+  zoekt_pids+=($!)
+  zoekt_url="http://127.0.0.1:$port"
+  for _ in $(seq 1 100); do
+    curl -fsS -m 1 "$zoekt_url/healthz" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "bench: zoekt-webserver did not start on $zoekt_url; see $work/webserver.log" >&2
+  return 1
+}
