@@ -50,7 +50,9 @@ describe('scripts/serve.sh in a fresh clone', () => {
       stderr += d.toString();
     });
     client = new Client({ name: 'serve-test', version: '1.0.0' });
-    await client.connect(transport);
+    // A fresh clone installs, builds and indexes before it answers initialize: on a busy machine
+    // that takes longer than the SDK's default 60 s request timeout.
+    await client.connect(transport, { timeout: 280_000 });
   }, 300_000);
 
   afterAll(async () => {
