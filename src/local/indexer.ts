@@ -1,15 +1,15 @@
 /**
  * Indexing one repository of the list into the shared index folder.
  *
- * A git root: zoekt-git-index -incremental on the work tree (HEAD). A plain directory: a private
- * bare "shadow" repository under the data folder takes a snapshot of it (`git add -A` only
- * re-reads files whose size or time changed), and zoekt-git-index indexes that snapshot under the
- * entry's name. Either way the fingerprint (a commit, a tree) says whether the index is current,
+ * Each entry has a private bare "shadow" repository under the data folder, named (zoekt.name) as
+ * the entry is: for a git root it holds a shallow copy of HEAD (linked work trees included, which
+ * Zoekt cannot open); for a plain directory, a snapshot of its files (`git add -A` only re-reads
+ * files whose size or time changed). zoekt-git-index -incremental indexes the shadow. Either way the fingerprint (a commit, a tree) says whether the index is current,
  * so nothing is re-indexed that has not changed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
@@ -32,11 +32,13 @@ function run(cmd: string, args: string[], env?: NodeJS.ProcessEnv, maxBuffer = 2
   });
 }
 
-function isLinkedWorktree(dir: string): boolean {
-  try {
-    return statSync(join(dir, '.git')).isFile();
-  } catch {
-    return false;
+/** The settings Zoekt reads from a repository (URL templates, origin), minus its name. */
+async function copyConfig(from: string, to: string): Promise<void> {
+  const listing = await run('git', ['-C', from, 'config', '--get-regexp', '^(zoekt\\.|remote\\.origin\\.url$)']).catch(() => '');
+  for (const row of listing.split('\n')) {
+    const m = /^(\S+) (.*)$/.exec(row);
+    if (!m || m[1] === 'zoekt.name') continue;
+    await run('git', [`--git-dir=${to}`, 'config', m[1]!, m[2]!]);
   }
 }
 
@@ -86,23 +88,26 @@ export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Pr
   return { files, bytes };
 }
 
-/** Starts zoekt-git-index for `e` at fingerprint `fp`; resolves when it is done. */
-export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { child?: ChildProcess; done: Promise<void> } {
+/** Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint actually indexed. */
+export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { child?: ChildProcess; done: Promise<string> } {
   let child: ChildProcess | undefined;
-  const done = (async () => {
-    let repoDir = e.dir;
-    if (e.kind === 'git' && isLinkedWorktree(e.dir)) {
-      // Zoekt cannot open a linked work tree (its .git is a file): a shadow repository borrowing
-      // a shallow copy of the work tree's HEAD is indexed instead.
+  let indexed = fp;
+  const done = (async (): Promise<string> => {
+    let repoDir: string;
+    if (e.kind === 'git') {
+      // Zoekt names a git repository itself (and cannot open a linked work tree): a shadow
+      // repository holding a shallow copy of HEAD, with the entry's name, is indexed instead.
       const shadow = shadowDir(paths, e);
       mkdirSync(paths.shadows, { recursive: true });
       await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
+      await copyConfig(e.dir, shadow);
       await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
-      // A shallow fetch of HEAD alone: only the files of that commit are copied.
-      await run('git', [`--git-dir=${shadow}`, 'fetch', '-q', '--depth', '1', '--no-tags', e.dir, fp.slice('commit:'.length)]);
-      await run('git', [`--git-dir=${shadow}`, 'update-ref', 'refs/heads/main', fp.slice('commit:'.length)]);
+      await run('git', [`--git-dir=${shadow}`, 'fetch', '-q', '--depth', '1', '--no-tags', e.dir, 'HEAD']);
+      const head = await run('git', [`--git-dir=${shadow}`, 'rev-parse', 'FETCH_HEAD']);
+      await run('git', [`--git-dir=${shadow}`, 'update-ref', 'refs/heads/main', head]);
+      indexed = `commit:${head}`;
       repoDir = shadow;
-    } else if (e.kind === 'dir') {
+    } else {
       const tree = fp.slice('tree:'.length);
       const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
       await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
@@ -126,6 +131,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
     });
+    return indexed;
   })();
   return {
     get child() {

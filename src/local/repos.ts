@@ -4,9 +4,9 @@
  * Each entry indexes exactly the directory it names. A git work tree's root is indexed as a git
  * repository (HEAD, incrementally, by zoekt-git-index); any other directory, including a
  * subdirectory of a work tree (…/node_modules/typescript), is a plain directory. Names are stable
- * and readable: a git root is named as Zoekt names it (`git config zoekt.name`, else its origin
- * URL, else its folder name); a plain directory by its path relative to the list's base folder
- * (or to the home folder), so `src` of two trees never collide.
+ * and readable: `git config zoekt.name` of a git root, else its origin URL (host/path), else the
+ * path relative to the list's base folder (or to the home folder), so the `src` folders of two
+ * trees never collide.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
@@ -57,8 +57,9 @@ export function nameFromOrigin(remote: string): string | undefined {
   try {
     url = new URL(text);
   } catch {
-    return undefined;
+    return undefined; // a local path: not a name anyone would recognize
   }
+  if (!url.host) return undefined;
   const path = url.pathname.replace(/\.git\/?$/, '').replace(/\/+$/, '');
   const name = `${url.host}${path}`.replace(/^\/+/, '');
   return name || undefined;
@@ -86,7 +87,7 @@ export function resolveEntry(text: string, base: string, source: string): RepoEn
   if (!statSync(dir).isDirectory()) throw new Error(`${source}: ${text}: not a directory (${given})`);
   const top = git(dir, 'rev-parse', '--show-toplevel');
   if (top && realpathSync(top) === dir) {
-    const name = git(dir, 'config', '--get', 'zoekt.name') || nameFromOrigin(git(dir, 'config', '--get', 'remote.origin.url') ?? '') || basename(dir);
+    const name = git(dir, 'config', '--get', 'zoekt.name') || nameFromOrigin(git(dir, 'config', '--get', 'remote.origin.url') ?? '') || plainName(dir, realBase(base));
     return { dir, name, kind: 'git', source, text };
   }
   return { dir, name: plainName(dir, realBase(base)), kind: 'dir', source, text };

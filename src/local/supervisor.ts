@@ -297,7 +297,7 @@ export class Supervisor {
     try {
       const job = startIndex(this.paths, e, fp);
       this.indexing = job;
-      await job.done;
+      fp = await job.done;
     } catch (err) {
       clearInterval(ticker);
       this.indexing = undefined;
