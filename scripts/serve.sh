@@ -37,8 +37,16 @@ if [ -f "$root/src/cli.ts" ]; then
     ready=false
   fi
   $ready || ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/setup.sh" node zoekt build >&2
-elif ! $ready; then
-  ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/install-zoekt.sh" >&2
+else
+  # The npm package: nothing to index unless told, and that is said before any long install.
+  named=false
+  case "${1:-}" in --repo | --repo=*) named=true ;; -*) ;; ?*) [ -d "$1" ] && named=true ;; esac
+  for arg in "$@"; do case "$arg" in --repo | --repo=*) named=true ;; esac; done
+  if ! $named && [ -z "${ZOEKT_MCP_REPOS:-}" ]; then
+    echo "serve: set ZOEKT_MCP_REPOS to the repository to index (a folder), or to a file listing one path per line, or pass --repo PATH" >&2
+    exit 2
+  fi
+  $ready || ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/install-zoekt.sh" >&2
 fi
 
 export ZOEKT_MCP_TOOLS_DIR="$tools"
