@@ -4,7 +4,8 @@
  * Each entry has a private bare "shadow" repository under the data folder, named (zoekt.name) as
  * the entry is: for a git root it holds a shallow copy of HEAD (linked work trees included, which
  * Zoekt cannot open); for a plain directory, a snapshot of its files (`git add -A` only re-reads
- * files whose size or time changed). zoekt-git-index -incremental indexes the shadow. Either way the fingerprint (a commit, a tree) says whether the index is current,
+ * files whose size or time changed). zoekt-git-index -incremental -delta indexes the shadow: only
+ * the files changed since the last index are read again. Either way the fingerprint (a commit, a tree) says whether the index is current,
  * so nothing is re-indexed that has not changed.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -109,11 +110,15 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
       repoDir = shadow;
     } else {
       const tree = fp.slice('tree:'.length);
-      const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
+      const parent = await shadowGit(paths, e, 'rev-parse', '--verify', '-q', 'refs/heads/main').catch(() => '');
+      const commit = await shadowGit(paths, e, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `snapshot of ${e.dir}`);
       await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
       repoDir = shadowDir(paths, e);
     }
-    const args = ['-incremental', '-index', paths.index, repoDir];
+    // -delta indexes only the files that changed since the indexed commit, in a shard of their
+    // own; after 20 such shards Zoekt rebuilds the repository in one. (Delta builds need
+    // submodules off; a shadow has none.)
+    const args = ['-incremental', '-delta', '-delta_threshold', '20', '-submodules=false', '-index', paths.index, repoDir];
     await new Promise<void>((resolve, reject) => {
       child = spawn(join(paths.bin, 'zoekt-git-index'), args, {
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -70,7 +70,8 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
   let port = whole('ZOEKT_PORT', 6070);
   if (parsed.repos.length) {
     const dirs = parsed.repos.map(abs);
-    list = { dirs, base: process.cwd(), label: '--repo' };
+    // A folder named on its own is named by its path under the home folder (or its absolute path).
+    list = { dirs, base: homedir(), label: '--repo' };
     // One project's index and Zoekt of its own, beside (not instead of) the default list's.
     data = join(data, 'projects', createHash('sha256').update(dirs.join('\n')).digest('hex').slice(0, 16));
     if (!env('ZOEKT_PORT')) port = 0;
@@ -78,7 +79,7 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
     const given = env('ZOEKT_MCP_REPOS');
     if (given) {
       const p = abs(given);
-      if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: dirname(p), label: 'ZOEKT_MCP_REPOS' };
+      if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
       else if (existsSync(p)) list = { file: p, base: dirname(p), label: given };
       else throw new Error(`ZOEKT_MCP_REPOS: ${given} is neither a folder nor a file`);
     } else if (checkout) {

@@ -16,7 +16,7 @@
  * the kernel releases when the process dies, so a crash never leaves a stale lock behind).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fingerprint, hasShards, measure, removeShards, shadowDir, startIndex, type IndexerPaths } from './indexer.js';
@@ -187,10 +187,10 @@ export class Supervisor {
   private readList(): void {
     const { file } = this.opts.list;
     if (file) {
+      // The text itself, not its mtime: a list rewritten twice within one tick still counts.
       let stamp = 'missing';
       try {
-        const st = statSync(file);
-        stamp = `${st.mtimeMs}:${st.size}`;
+        stamp = readFileSync(file, 'utf8');
       } catch {
         // reported by readRepoList
       }

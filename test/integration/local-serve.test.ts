@@ -4,7 +4,7 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,15 +159,22 @@ describe('the index follows the code and the list', () => {
       return r.results.length ? r : undefined;
     });
     expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual(['gosvc/committed.go']);
+    // Incrementally: a delta of the one changed file, not the whole repository again.
+    expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing gosvc \(.*\n(.*\n)*?.*attempting to index 1 total files/);
   }, 60_000);
 
-  it('an edited file of a plain directory is searchable within seconds', async () => {
-    appendFileSync(join(plain, 'edited.py'), 'def edited_marker_func():\n    return 1\n');
+  it('an edited file of a plain directory is searchable within seconds, its old text gone', async () => {
+    const file = join(plain, 'acme_tools/__init__.py');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('a small worker server', 'an edited_marker_text server'));
+    const old = async () => ok<CodeSearchOutput>(await call(c.client, 'search_code', { query: 'acme_tools: a small worker server', literal: true, repos: ['notes'] })).results;
+    expect(await old()).toHaveLength(1);
     const out = await waitFor('the edit indexed', async () => {
-      const r = await search(c, 'edited_marker_func');
+      const r = await search(c, 'edited_marker_text');
       return r.results.length ? r : undefined;
     });
-    expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual(['notes/edited.py']);
+    expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual(['notes/acme_tools/__init__.py']);
+    expect(await old()).toEqual([]);
+    expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing notes \(.*\n(.*\n)*?.*attempting to index 1 total files/);
   }, 60_000);
 
   it('an entry added to the list is indexed; one taken off leaves the index; a bad one is named by its line', async () => {

@@ -131,9 +131,11 @@ describe('installed with npm install ./zoekt-mcp-*.tgz', () => {
     try {
       await allIndexed(client);
       const repos = ok<ListReposOutput>(await call(client, 'list_repos', {}));
-      expect(repos.repos.map((r) => r.name)).toEqual(['myrepo']);
+      // A folder named on its own is named by its path (relative to home when under it).
+      const name = repo.replace(/^\//, '');
+      expect(repos.repos.map((r) => r.name)).toEqual([name]);
       const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'fn start', context_lines: 0 }));
-      expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('myrepo/src/server.rs');
+      expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain(`${name}/src/server.rs`);
       const index = join(home, '.local/share/zoekt-mcp/index');
       expect(readdirSync(index).some((f) => f.endsWith('.zoekt')), index).toBe(true);
     } finally {
