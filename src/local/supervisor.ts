@@ -16,8 +16,8 @@
  * the kernel releases when the process dies, so a crash never leaves a stale lock behind).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fingerprint, hasShards, measure, removeShards, shadowDir, startIndex, type IndexerPaths } from './indexer.js';
 import { readRepoList, type RepoEntry } from './repos.js';
@@ -96,6 +96,11 @@ export class Supervisor {
       server.listen(this.opts.socket, () => resolve(true));
     });
     if (bound) this.server = server;
+    else if (!this.opts.socket.startsWith('\0') && !(await answersSocket(this.opts.socket))) {
+      // A socket file left by a supervisor that died (abstract sockets never linger): take it over.
+      rmSync(this.opts.socket, { force: true });
+      return this.claim();
+    }
     return bound;
   }
 
@@ -234,6 +239,11 @@ export class Supervisor {
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      if (this.adoptedPid && !alive(this.adoptedPid)) {
+        say(`zoekt-webserver ${this.adoptedPid} exited; restarting it`);
+        this.adoptedPid = undefined;
+        await this.startZoekt().catch((e: Error) => (this.zoektError = e.message));
+      }
       try {
         this.readList();
       } catch (err) {
@@ -333,31 +343,51 @@ export class Supervisor {
   /** Starts zoekt-webserver, or adopts the one a previous supervisor of this folder left running. */
   private async startZoekt(): Promise<void> {
     let port = this.opts.port;
+    // A zoekt-webserver of this data folder left running by a supervisor that died: adopt it, so
+    // that clients keep their URL and no webserver is left behind.
+    const pid = Number(existsSync(this.pidFile) ? readFileSync(this.pidFile, 'utf8').trim() : NaN);
+    if (Number.isInteger(pid) && pid > 0 && alive(pid) && procCmdline(pid).includes(` -index ${this.paths.index} `)) {
+      const listen = /-listen 127\.0\.0\.1:(\d+)/.exec(procCmdline(pid))?.[1];
+      const url = `http://127.0.0.1:${listen}`;
+      if (listen && (port === 0 || Number(listen) === port) && (await this.answers(url))) {
+        say(`adopting zoekt-webserver ${pid} at ${url}`);
+        this.zoektUrl = url;
+        this.ownsZoekt = true;
+        this.adoptedPid = pid;
+        this.markStarted();
+        return;
+      }
+      say(`stopping zoekt-webserver ${pid}, left by an earlier supervisor`);
+      process.kill(pid, 'SIGTERM');
+      for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
+    }
     if (port !== 0) {
       const url = `http://127.0.0.1:${port}`;
       if (await this.answers(url)) {
+        say(`reusing the zoekt-webserver already answering at ${url}`);
         this.zoektUrl = url;
-        const pid = Number(existsSync(this.pidFile) ? readFileSync(this.pidFile, 'utf8').trim() : NaN);
-        const ours = Number.isInteger(pid) && procCmdline(pid).includes(this.paths.index);
-        if (ours) {
-          say(`adopting zoekt-webserver ${pid} at ${url}`);
-          this.ownsZoekt = true;
-          this.adoptedPid = pid;
-        } else say(`reusing the zoekt-webserver already answering at ${url}`);
+        this.markStarted();
         return;
       }
     } else port = await freePort(this.previousPort());
     const url = `http://127.0.0.1:${port}`;
+    const logPath = join(this.opts.data, 'webserver.log');
+    const logFd = openSync(logPath, 'a');
     const child = spawn(join(this.opts.bin, 'zoekt-webserver'), ['-rpc', '-index', this.paths.index, '-listen', `127.0.0.1:${port}`], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      // Its log goes to a file, not through this process: it outlives a crash of this process
+      // (a broken pipe would end it) and the next supervisor adopts it.
+      stdio: ['ignore', 'ignore', logFd],
       // Its watchdog would poll -listen and quit on a busy machine; this process watches it instead.
       env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
     });
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      err = (err + d.toString()).slice(-2000);
-      process.stderr.write(d);
-    });
+    closeSync(logFd);
+    const lastLog = () => {
+      try {
+        return readFileSync(logPath, 'utf8').trim().split('\n').slice(-1)[0] ?? '';
+      } catch {
+        return '';
+      }
+    };
     this.zoekt = child;
     this.ownsZoekt = true;
     this.zoektUrl = url;
@@ -368,7 +398,7 @@ export class Supervisor {
     child.on('exit', (code, signal) => {
       if (this.stopping || this.zoekt !== child) return;
       say(`zoekt-webserver exited (${signal ?? code}); restarting it`);
-      this.zoektError = `zoekt-webserver exited (${signal ?? code}): ${err.trim().split('\n').slice(-1)[0] ?? ''}`;
+      this.zoektError = `zoekt-webserver exited (${signal ?? code}): ${lastLog()}`;
       this.zoekt = undefined;
       setTimeout(() => void this.startZoekt().catch((e: Error) => (this.zoektError = e.message)), 500);
     });
@@ -381,7 +411,7 @@ export class Supervisor {
       if (child.exitCode !== null) break;
       await sleep(50);
     }
-    this.zoektError = `zoekt-webserver did not start at ${url}: ${err.trim().split('\n').slice(-1)[0] ?? ''}`;
+    this.zoektError = `zoekt-webserver did not start at ${url}: ${lastLog()} (see ${logPath})`;
     say(this.zoektError);
   }
 
@@ -428,6 +458,17 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+function answersSocket(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }
 
 function procCmdline(pid: number): string {

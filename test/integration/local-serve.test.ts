@@ -86,6 +86,45 @@ describe('a set-up machine', () => {
     expect(await supervisorGone(fresh)).toBe(true);
   }, 120_000);
 
+  it('a supervisor killed outright is replaced at once; the new one adopts its Zoekt and clients keep working', async () => {
+    const c = await spawnServe({ data, repos: repo });
+    try {
+      const first = await supervisorStatus(data);
+      const zoektPid = Number(readFileSync(join(data, 'zoekt-webserver.pid'), 'utf8'));
+      process.kill(first!.pid, 'SIGKILL');
+      expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+      const next = await waitFor('a new supervisor', async () => {
+        const st = await supervisorStatus(data);
+        return st && st.pid !== first!.pid ? st : undefined;
+      });
+      expect(next.zoekt_url).toBe(first!.zoekt_url);
+      expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toContain(`adopting zoekt-webserver ${zoektPid}`);
+      expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+      await c.close();
+      expect(await supervisorGone(data)).toBe(true);
+      await waitFor('its Zoekt stopped', async () => !existsSync(`/proc/${zoektPid}`) || readFileSync(`/proc/${zoektPid}/stat`, 'utf8').includes(') Z'));
+    } finally {
+      await c.close().catch(() => undefined);
+    }
+  }, 60_000);
+
+  it('--repo PATH, or a folder as the first argument, serves that folder alone', async () => {
+    const plain = join(work, 'one-project');
+    cpSync(join(FIXTURES, 'javaapp'), plain, { recursive: true });
+    const home = work; // names are paths under the home folder
+    for (const args of [['--repo', plain], [plain]]) {
+      const c = await spawnServe({ data: join(work, 'data-repo-flag'), extra: { HOME: home } }, args);
+      try {
+        await allIndexed(c.client);
+        expect(await names(c)).toEqual(['one-project']);
+      } finally {
+        await c.close();
+      }
+    }
+    const projects = join(work, 'data-repo-flag', 'projects');
+    for (const p of readdirSync(projects)) expect(await supervisorGone(join(projects, p))).toBe(true);
+  }, 60_000);
+
   function orders(n: number): number[][] {
     if (n === 1) return [[0]];
     return orders(n - 1).flatMap((o) => Array.from({ length: n }, (_, i) => [...o.slice(0, i), n - 1, ...o.slice(i)]));
