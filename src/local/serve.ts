@@ -164,7 +164,10 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     return 2;
   }
   if (parsed.setup) return setup(opts);
+  // Load the server's modules while the supervisor answers (or starts): they have no side effects.
+  const warm = import('../server/stdio.js').catch(() => undefined);
   const lease = await takeLease(opts, join(here, 'supervisor.js'));
+  await warm;
   const first = lease.status();
   for (const e of first.list_errors) say(`repo list: ${e}`);
   const http = parsed.rest.includes('--http');

@@ -6,9 +6,9 @@
  *   client depends on another client's process.
  * - It is the only process that writes the index: set-ups and servers started at once all go
  *   through it, so they cannot corrupt the index.
- * - It keeps the index following the code: it polls each listed repository (HEAD for git roots,
- *   a snapshot of the files for plain directories) and the list itself, re-indexes what changed
- *   and deletes the shards of repositories taken off the list.
+ * - It keeps the index following the code: it polls each git root's HEAD and the list itself,
+ *   watches plain directories (and snapshots them when they change), re-indexes what changed and
+ *   deletes the shards of repositories taken off the list.
  * - Clients hold leases: a connection to its unix socket. It sends them its status (JSON lines)
  *   whenever it changes, and exits `lingerMs` after the last lease is gone.
  *
@@ -16,7 +16,7 @@
  * the kernel releases when the process dies, so a crash never leaves a stale lock behind).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fingerprint, hasShards, measure, removeShards, shadowDir, startIndex, type IndexerPaths } from './indexer.js';
@@ -161,14 +161,14 @@ export class Supervisor {
     }, ms);
   }
 
-  /** Status to every lease, at most every 200 ms. */
+  /** Status to every lease, at most every 100 ms. */
   private broadcast(): void {
     if (this.broadcastTimer) return;
     this.broadcastTimer = setTimeout(() => {
       this.broadcastTimer = undefined;
       const line = `${JSON.stringify(this.status_())}\n`;
       for (const s of this.leases) s.write(line);
-    }, 200);
+    }, 100);
   }
 
   private loadState(): void {
@@ -223,6 +223,13 @@ export class Supervisor {
       }
     }
     for (const dir of [...this.status.keys()]) if (!listed.has(dir)) this.status.delete(dir);
+    for (const e of list.entries) if (e.kind === 'dir' && !this.watchers.has(e.dir)) this.watch(e);
+    for (const [dir, w] of [...this.watchers]) {
+      if (!listed.has(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+      }
+    }
     let changed = false;
     for (const [dir, saved] of Object.entries(this.state.repos)) {
       const now = list.entries.find((e) => e.dir === dir);
@@ -252,6 +259,9 @@ export class Supervisor {
       for (const e of [...this.entries]) {
         if (this.stopping) break;
         if (!this.status.has(e.dir)) continue; // left the list meanwhile
+        if (this.quiet(e)) continue;
+        this.dirty.delete(e.dir);
+        this.lastCheck.set(e.dir, Date.now());
         await this.refresh(e);
       }
       if (this.stopping) break;
@@ -266,6 +276,44 @@ export class Supervisor {
       });
       this.wake = undefined;
     }
+  }
+
+  private watchers = new Map<string, FSWatcher>();
+  private dirty = new Set<string>();
+  private lastCheck = new Map<string, number>();
+  private wakeTimer?: NodeJS.Timeout;
+
+  /**
+   * Plain folders are watched (inotify): a change marks the folder for a check, soon. Checking one
+   * means reading the metadata of every file, so a watched folder that reported nothing is only
+   * checked once a minute, in case the watch missed something. Git roots are cheap to check (HEAD)
+   * and checked every pass.
+   */
+  private watch(e: RepoEntry): void {
+    try {
+      const w = watch(e.dir, { recursive: true }, () => {
+        this.dirty.add(e.dir);
+        if (!this.wakeTimer) {
+          this.wakeTimer = setTimeout(() => {
+            this.wakeTimer = undefined;
+            this.wake?.();
+          }, 200);
+        }
+      });
+      w.on('error', () => {
+        w.close();
+        this.watchers.delete(e.dir);
+      });
+      this.watchers.set(e.dir, w);
+    } catch {
+      // Not watchable (too many folders for inotify, …): checked every pass instead.
+    }
+  }
+
+  private quiet(e: RepoEntry): boolean {
+    if (e.kind !== 'dir' || !this.watchers.has(e.dir) || this.dirty.has(e.dir)) return false;
+    if (this.status.get(e.dir)?.state !== 'ready') return false;
+    return Date.now() - (this.lastCheck.get(e.dir) ?? 0) < 60_000;
   }
 
   private set(e: RepoEntry, patch: Partial<RepoStatus>): RepoStatus {

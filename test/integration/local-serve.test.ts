@@ -224,7 +224,11 @@ describe('the index follows the code and the list', () => {
     await waitFor('the new entry searchable', async () => (await search(c, 'addedEntryMarker')).results.length > 0);
     await waitFor('notes gone', async () => !(await names(c)).includes('notes'));
     expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('notes_'))).toBe(false);
-    const h = await health(c.client);
+    // The supervisor's status reaches the server a moment (at most 100 ms) after Zoekt's index changed.
+    const h = await waitFor('the list error reported', async () => {
+      const x = await health(c.client);
+      return x.indexing!.list_errors.length ? x : undefined;
+    });
     expect(h.indexing!.list_errors).toEqual([expect.stringMatching(/repos:5: no-such-dir: no such directory/)]);
     expect(h.status).toBe('degraded');
     // The set-up step refuses the list, naming the line.
