@@ -16,36 +16,13 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { socketFor, takeLease } from './lease.js';
+import { parseServeArgs, type Parsed } from './serve-args.js';
 import { describeRepo, roughly, setLocalStatusSource, type SupervisorStatus } from './status.js';
 import type { SupervisorOptions } from './supervisor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const say = (msg: string) => process.stderr.write(`serve: ${msg}\n`);
-
-interface Parsed {
-  repos: string[];
-  setup: boolean;
-  rest: string[];
-}
-
-export function parseServeArgs(argv: string[]): Parsed {
-  const repos: string[] = [];
-  const rest: string[] = [];
-  let setup = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--repo') {
-      const v = argv[++i];
-      if (!v) throw new Error('--repo needs a folder');
-      repos.push(v);
-    } else if (a.startsWith('--repo=')) repos.push(a.slice('--repo='.length));
-    else if (a === '--setup') setup = true;
-    else if (i === 0 && !a.startsWith('-') && existsSync(a) && statSync(a).isDirectory()) repos.push(a);
-    else rest.push(a);
-  }
-  return { repos, setup, rest };
-}
 
 function env(name: string): string | undefined {
   const v = process.env[name];
