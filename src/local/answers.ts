@@ -53,6 +53,13 @@ export function localAnswer(tool: string, args: unknown, out: Record<string, unk
   const status = localStatus();
   if (!status || !REPO_TOOLS.has(tool)) return {};
   const a = (args ?? {}) as Record<string, unknown>;
+  if (status.starting && isEmpty(out)) {
+    return {
+      error: new ToolError('UNAVAILABLE', 'the local index service is starting: the answer may be incomplete', 'Retry the same call in about 1 s; get_health shows indexing progress per repository.', {
+        retryable: true,
+      }),
+    };
+  }
   const mine = covered(status.repos, a);
   const pending = mine.filter((r) => !r.has_index);
   if (pending.length && isEmpty(out)) return { error: notIndexed(pending) };
@@ -89,6 +96,7 @@ export function localIndexing(): LocalIndexing | undefined {
   const s = localStatus();
   if (!s) return undefined;
   return {
+    ...(s.starting ? { starting: true } : {}),
     list: s.list,
     list_errors: s.list_errors,
     repos: s.repos.map((r) => ({
@@ -105,6 +113,7 @@ export function localIndexing(): LocalIndexing | undefined {
 }
 
 export interface LocalIndexing {
+  starting?: boolean;
   list: string;
   list_errors: string[];
   repos: {

@@ -54,7 +54,7 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
 
   const open = async (): Promise<SupervisorStatus> => {
     const deadline = Date.now() + deadlineMs;
-    let spawned = false;
+    let spawned = 0;
     for (;;) {
       const s = await tryConnect(opts.socket);
       if (s) {
@@ -90,9 +90,11 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
         }
       }
       if (Date.now() > deadline) throw new Error(`the local supervisor did not start; see ${join(opts.data, 'supervisor.log')}`);
-      if (!spawned) {
+      // None runs, or the one that runs is stopping: start one (again after a while, in case the
+      // one started meanwhile found the stopping one still there and left).
+      if (Date.now() - spawned > 1000) {
         spawnSupervisor(opts, script);
-        spawned = true;
+        spawned = Date.now();
       }
       await sleep(50);
     }

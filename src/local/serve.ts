@@ -15,7 +15,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { socketFor, takeLease } from './lease.js';
+import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
 import { describeRepo, roughly, setLocalStatusSource, type SupervisorStatus } from './status.js';
 import type { SupervisorOptions } from './supervisor.js';
@@ -143,12 +143,31 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
   if (parsed.setup) return setup(opts);
   // Load the server's modules while the supervisor answers (or starts): they have no side effects.
   const warm = import('../server/stdio.js').catch(() => undefined);
-  const lease = await takeLease(opts, join(here, 'supervisor.js'));
+  const leasing = takeLease(opts, join(here, 'supervisor.js'));
+  const http = parsed.rest.includes('--http');
+  const interactive = !http && process.stdin.isTTY;
+  if (opts.port !== 0 && !interactive) {
+    // Zoekt's URL is known in advance: serve at once, and take the lease meanwhile. Until the
+    // supervisor's first status arrives, searches that find nothing say the index is starting.
+    const url = `http://127.0.0.1:${opts.port}`;
+    let lease: Lease | undefined;
+    const starting: SupervisorStatus = { pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: opts.list.label, list_errors: [], repos: [], starting: true };
+    setLocalStatusSource(() => lease?.status() ?? starting);
+    leasing.then(
+      (l) => {
+        lease = l;
+        for (const e of l.status().list_errors) say(`repo list: ${e}`);
+      },
+      (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
+    );
+    await warm;
+    return startServer(url, parsed.rest, http);
+  }
+  const lease = await leasing;
   await warm;
   const first = lease.status();
   for (const e of first.list_errors) say(`repo list: ${e}`);
-  const http = parsed.rest.includes('--http');
-  if (!http && process.stdin.isTTY) {
+  if (interactive) {
     process.stderr.write(
       [
         '',
@@ -166,11 +185,14 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     return 0;
   }
   setLocalStatusSource(() => lease.status());
-  process.env.ZOEKT_URL = first.zoekt_url;
+  return startServer(first.zoekt_url, parsed.rest, http);
+}
+
+/** The ordinary server, in this process: it reads process.argv and the environment, serves, and exits; the lease ends with the process. */
+async function startServer(url: string, rest: string[], http: boolean): Promise<undefined> {
+  process.env.ZOEKT_URL = url;
   if (http) say('serving MCP over HTTP');
-  process.argv = [process.argv[0]!, join(here, '../cli.js'), ...parsed.rest];
-  // The ordinary server, in this process: it reads process.argv and the environment, serves, and
-  // exits; the lease ends with the process.
+  process.argv = [process.argv[0]!, join(here, '../cli.js'), ...rest];
   await import('../cli.js');
   return undefined;
 }

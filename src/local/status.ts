@@ -40,6 +40,8 @@ export interface SupervisorStatus {
   list: string;
   list_errors: string[];
   repos: RepoStatus[];
+  /** Set by a server that serves before the supervisor's first status arrived. */
+  starting?: boolean;
   /** Zoekt could not be started (or restarted). */
   zoekt_error?: string;
 }

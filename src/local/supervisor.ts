@@ -481,7 +481,8 @@ export class Supervisor {
     this.wake?.();
     this.indexing?.child?.kill('SIGTERM');
     for (const s of this.leases) s.destroy();
-    this.server?.close();
+    // The socket stays bound until Zoekt is gone (leases asked for meanwhile are refused): a
+    // successor cannot start before, and so never adopts a webserver that is being stopped.
     if (this.ownsZoekt) {
       const pid = this.zoekt?.pid ?? this.adoptedPid;
       if (pid) {

@@ -24,6 +24,7 @@ const output = z.object({
     .optional(),
   indexing: z
     .object({
+      starting: z.boolean().optional(),
       list: z.string(),
       list_errors: z.array(z.string()),
       repos: z.array(
@@ -56,6 +57,7 @@ function withIndexing(out: HealthOutput): Output {
   const res: Output = { ...out, indexing };
   const waiting = indexing.repos.filter((r) => !r.has_index || r.state === 'error');
   const problems = [
+    ...(indexing.starting ? ['the local index service is starting'] : []),
     ...indexing.list_errors.map((e) => `repo list: ${e}`),
     ...waiting.map((r) => describeRepo({ ...r, state: r.state })),
   ];
