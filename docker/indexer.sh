@@ -16,6 +16,9 @@
 #   (https://github.com/acme/app.git is github.com/acme/app).
 # INDEX_DIR (default DATA_DIR/index, DATA_DIR default /data): where the shards go, for
 #   zoekt-webserver -index to serve. zoekt-webserver picks up new shards by itself.
+# SHARD (e.g. 1/2): index only every n-th repository, starting with the i-th, counting the
+#   REPOS_DIR folders and then the mirrors in order; n indexers with 1/n … n/n split the
+#   repositories between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one).
 set -eu
 
 DATA_DIR=${DATA_DIR:-/data}
@@ -31,6 +34,20 @@ STATUS_FILE=${STATUS_FILE:-$DATA_DIR/indexer.status}
 say() { echo "indexer: $*" >&2; }
 
 case $INDEX_INTERVAL in '' | *[!0-9]*) say "INDEX_INTERVAL must be a whole number of seconds, got '$INDEX_INTERVAL'"; exit 2 ;; esac
+SHARD=${SHARD:-1/1}
+case $SHARD in
+  [0-9]*/[0-9]*) case $SHARD in */*/* | *[!0-9/]*) say "SHARD must be i/n (e.g. 1/2), got '$SHARD'"; exit 2 ;; esac ;;
+  *) say "SHARD must be i/n (e.g. 1/2), got '$SHARD'"; exit 2 ;;
+esac
+shard_i=${SHARD%/*}
+shard_n=${SHARD#*/}
+if [ "$shard_n" -lt 1 ] || [ "$shard_i" -lt 1 ] || [ "$shard_i" -gt "$shard_n" ]; then
+  say "SHARD must be i/n with 1 <= i <= n, got '$SHARD'"
+  exit 2
+fi
+
+# Whether the k-th repository (counted from 1) is this indexer's.
+mine() { [ $((($1 - 1) % shard_n + 1)) -eq "$shard_i" ]; }
 MIRROR_DIR=${MIRROR_DIR%/}
 
 # Repositories mounted from the host belong to another user; git refuses those unless told.
@@ -66,12 +83,15 @@ index_git() {
 
 round() {
   failures=0
+  position=0
   mkdir -p "$INDEX_DIR" "$MIRROR_DIR"
 
   if [ -d "$REPOS_DIR" ]; then
     if is_git "$REPOS_DIR"; then set -- "$REPOS_DIR"; else set -- "$REPOS_DIR"/*; fi
     for dir in "$@"; do
       [ -d "$dir" ] || continue
+      position=$((position + 1))
+      mine "$position" || continue
       if is_git "$dir"; then
         say "indexing git repository $dir"
         index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
@@ -83,6 +103,8 @@ round() {
   fi
 
   for url in $(printf '%s\n' "$MIRROR_URLS" | tr ',' ' '); do
+    position=$((position + 1))
+    mine "$position" || continue
     name=$(mirror_name "$url")
     dest="$MIRROR_DIR/$name.git"
     if [ -d "$dest" ]; then

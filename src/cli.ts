@@ -5,7 +5,7 @@ import { createLogger } from './log.js';
 import { serveHttp } from './server/http.js';
 import { serveStdio } from './server/stdio.js';
 import { VERSION } from './version.js';
-import { ZoektClient } from './zoekt/client.js';
+import { ZoektFleet } from './zoekt/fleet.js';
 import { RepoScope } from './search/scope.js';
 import { WindowCache } from './search/window-cache.js';
 
@@ -26,7 +26,7 @@ async function main(): Promise<number> {
   }
   const { config } = outcome;
   const log = createLogger(config.logLevel);
-  const zoekt = new ZoektClient({ url: config.zoektUrl, timeoutMs: config.timeoutMs, logger: log });
+  const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log });
   const cache = new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs });
   const deps = { zoekt, log, cache, scope: new RepoScope(config.allowRepos) };
   if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });

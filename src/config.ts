@@ -83,7 +83,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     value: 'URL',
     env: 'ZOEKT_URL',
     default: DEFAULTS.zoektUrl,
-    description: 'zoekt-webserver base URL; it must run with -rpc',
+    description: 'zoekt-webserver base URL, or several separated by commas, each serving its own share of the repositories; each must run with -rpc',
     group: 'general',
   },
   {
@@ -251,6 +251,16 @@ export const HELP = [
   '',
 ].join('\n');
 
+/** One URL, or several separated by commas (one Zoekt backend each); normalized to 'a,b'. */
+function parseUrls(value: string, source: string): string {
+  const urls = value.split(',').map((u) => u.trim());
+  if (urls.some((u) => u === '')) throw new Error(`${source} has an empty entry in its comma-separated list: ${JSON.stringify(value)}`);
+  const parsed = urls.map((u) => parseUrl(u, source));
+  const twice = parsed.find((u, i) => parsed.indexOf(u) !== i);
+  if (twice) throw new Error(`${source} names ${twice} twice`);
+  return parsed.join(',');
+}
+
 function parseUrl(value: string, source: string): string {
   let url: URL;
   try {
@@ -358,7 +368,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
     };
     const config: Config = { ...DEFAULTS };
     const url = pick('zoekt-url');
-    if (url) config.zoektUrl = parseUrl(...url);
+    if (url) config.zoektUrl = parseUrls(...url);
     const timeout = pick('timeout-ms');
     if (timeout) config.timeoutMs = parseBounded('timeout-ms', ...timeout);
     const level = pick('log-level');

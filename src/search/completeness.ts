@@ -3,7 +3,7 @@
  * stopped early (see StopCause in the wire layer); a walk over pages may also have a bound of
  * its own. Both become `partial: { reason, hint }` on the page and `complete: false` in stats.
  */
-import type { SearchStatsOut, StopCause } from '../zoekt/wire.js';
+import type { MissingBackend, SearchStatsOut, StopCause } from '../zoekt/wire.js';
 
 export interface Partial {
   reason: string;
@@ -23,11 +23,25 @@ export function stopReason(stopped: StopCause): string {
       return `Zoekt stopped after ${stopped.limit.toLocaleString('en-US')} matches (its match budget), so some files were never searched`;
     case 'time_limit':
       return 'Zoekt hit its time limit before searching every file';
+    case 'backends_failed':
+      return missingBackends(stopped.backends);
   }
+}
+
+/** "zoekt at URL (repos a, b) did not answer (why)", for each missing backend. */
+export function missingBackends(backends: MissingBackend[]): string {
+  const one = (b: MissingBackend) => {
+    const repos = b.repos.length ? `, serving ${b.repos.length > 5 ? `${b.repos.slice(0, 5).join(', ')} and ${b.repos.length - 5} more` : b.repos.join(', ')}` : '';
+    return `the zoekt backend ${b.url}${repos} did not answer (${b.reason})`;
+  };
+  return `${backends.map(one).join('; ')}, so results from its repositories are missing`;
 }
 
 function stopHint(stopped: StopCause): string {
   if (stopped.cause === 'shards_failed') return "Call again in a few seconds; if it persists, check get_health and Zoekt's log.";
+  if (stopped.cause === 'backends_failed') {
+    return `Call again in a few seconds for the whole answer; get_health shows each backend. To search only what answers now, pass repos naming the others.`;
+  }
   if (stopped.cause === 'time_limit') return `${NARROW_HINT} A longer --timeout-ms also helps.`;
   return NARROW_HINT;
 }

@@ -70,6 +70,26 @@ function tailOf(listing: Window, head: Window, headFiles: FileHit[], walkFiles: 
   return tail;
 }
 
+/**
+ * A whole answer held in one window, in walk order: the best `rankedFiles` by relevance, the rest
+ * by path. The same order a listing gives, whatever size the window happens to have.
+ */
+const orders = new WeakMap<Window, Map<number, FileHit[]>>();
+
+function walkOrder(window: Window, rankedFiles: number): FileHit[] {
+  const byLimit = orders.get(window) ?? new Map<number, FileHit[]>();
+  orders.set(window, byLimit);
+  let order = byLimit.get(rankedFiles);
+  if (!order) {
+    const ranked = sortRanked(window.files, FILE_ORDER);
+    order = [...ranked.slice(0, rankedFiles), ...ranked.slice(rankedFiles).sort(comparePaths)];
+    byLimit.set(rankedFiles, order);
+  }
+  return order;
+}
+
+const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
+
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
   const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0 };
@@ -78,9 +98,11 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   // whole answer fits in one ranked window.
   const { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1);
   if (within || head.exhausted) {
-    const slice = within ? page : { items: sortRanked(head.files, FILE_ORDER).slice(offset, offset + limit), hasMore: head.files.length > offset + limit };
+    const order = within ? undefined : walkOrder(head, limits.rankedFiles);
+    const items = order ? order.slice(offset, offset + limit) : page.items;
+    const more = order ? order.length > offset + limit : page.hasMore;
     const total = Math.max(head.stats.fileCount, head.exhausted ? head.files.length : 0);
-    return { files: slice.items, more: slice.hasMore, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
+    return { files: items, more, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
   }
 
   const headFiles = page.items;
@@ -96,29 +118,37 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   const tail = tailOf(listing, head, headFiles, limits.walkFiles);
   const reachable = headFiles.length + tail.length;
 
-  const files: FileHit[] = [];
-  const from = Math.max(offset, headFiles.length);
-  const to = Math.min(offset + limit, reachable);
-  files.push(...headFiles.slice(offset, Math.min(offset + limit, headFiles.length)));
+  const files: FileHit[] = [...headFiles.slice(offset, Math.min(offset + limit, headFiles.length))];
+  const stats = [head.stats, listing.stats];
+  let lost = false;
+  const from = Math.max(offset, headFiles.length) - headFiles.length;
+  const to = Math.min(offset + limit, reachable) - headFiles.length;
   if (from < to) {
     if (!req.content) {
-      files.push(...tail.slice(from - headFiles.length, to - headFiles.length));
+      files.push(...tail.slice(from, to));
     } else {
-      const firstBlock = Math.floor((from - headFiles.length) / TAIL_BLOCK);
-      const lastBlock = Math.floor((to - 1 - headFiles.length) / TAIL_BLOCK);
       const hits = new Map<string, FileHit>();
-      for (let b = firstBlock; b <= lastBlock; b++) {
+      for (let b = Math.floor(from / TAIL_BLOCK); b <= Math.floor((to - 1) / TAIL_BLOCK); b++) {
         const block = tail.slice(b * TAIL_BLOCK, (b + 1) * TAIL_BLOCK);
-        const found = await searcher.filesAmong(ranked, block, `tail-${TAIL_BLOCK}-${b}`);
+        // A path can stand once per branch version: the restricted search returns them all.
+        const paths = new Set(block.map(pathKey));
+        const versions = listing.files.filter((f) => paths.has(pathKey(f))).length;
+        const found = await searcher.filesAmong(ranked, block, versions);
+        stats.push(found.stats);
         for (const f of found.files) hits.set(fileId(f), f);
       }
-      // A file the index lost since the listing is left out rather than shown without lines.
-      for (const f of tail.slice(from - headFiles.length, to - headFiles.length)) {
+      for (const f of tail.slice(from, to)) {
         const hit = hits.get(fileId(f));
         if (hit) files.push(hit);
+        else lost = true;
       }
     }
   }
   const total = Math.max(listing.stats.fileCount, head.stats.fileCount);
-  return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats, listing.stats], total, limits) };
+  const done = summary(stats, total, limits);
+  // A file of the listing that a block no longer has: the index changed during the walk.
+  if (lost && !done.partial) {
+    done.partial = { reason: 'the index changed during this walk, so some files of this page are missing', hint: 'Start again from the first page (call without cursor).' };
+  }
+  return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...done };
 }

@@ -57,7 +57,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   searcher.scope.check(args.repo);
 
   const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(path)), args.branch !== undefined && q.branch(args.branch)));
-  const hits = (await searcher.wholeFiles(query, 10, signal)).filter(
+  const hits = (await searcher.wholeFiles(query, 10, args.repo, signal)).filter(
     (f) => f.repo === args.repo && f.path === path && (args.branch === undefined || f.branches.includes(args.branch)),
   );
   const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];

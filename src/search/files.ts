@@ -23,7 +23,8 @@ export interface FileSearchArgs extends SharedFilters {
 
 export const FileSearchOutput = z.object({
   zoekt_query: z.string(),
-  files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string() })),
+  /** `branches` tells apart the versions of a path whose content differs between branches. */
+  files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string(), branches: z.array(z.string()).optional() })),
   stats: z.object({ files: z.number().int(), duration_ms: z.number(), complete: completeField }),
   ...pagingFields,
 });
@@ -48,7 +49,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
     limit,
     fetch: async (offset) => {
       const walked = await walkFiles(searcher, { query, content: false, signal }, offset, limit);
-      return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language })) };
+      return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language, ...(f.branches.length ? { branches: f.branches } : {}) })) };
     },
     emptyHint: () => zeroFileHint(args, searcher.scope.note()),
   });

@@ -4,42 +4,63 @@
  * others fail.
  */
 import { VERSION } from '../version.js';
-import type { RepoListResult } from '../zoekt/wire.js';
+import { z } from 'zod';
+import { combineReadiness } from '../zoekt/fleet.js';
+import { missingBackends } from './completeness.js';
 import type { Searcher } from './searcher.js';
 
 export const GET_HEALTH = 'get_health';
 
-export interface HealthOutput {
-  status: 'ok' | 'degraded' | 'down';
-  adapter: { version: string; uptime_s: number };
-  zoekt: { url: string; reachable: boolean; ready: boolean; latency_ms: number; version?: string };
-  index?: {
-    repos: number;
-    shards: number;
-    documents: number;
-    index_bytes: number;
-    content_bytes: number;
-    repos_without_symbols: number;
-    oldest_index_time?: string;
-    newest_index_time?: string;
-  };
-  hint?: string;
-}
+const Probe = { url: z.string(), reachable: z.boolean(), ready: z.boolean(), latency_ms: z.number() };
+
+export const HealthOutput = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  adapter: z.object({ version: z.string(), uptime_s: z.number() }),
+  zoekt: z.object({ ...Probe, version: z.string().optional() }),
+  /** With several Zoekt backends: each one, and how many repositories it serves. */
+  backends: z.array(z.object({ ...Probe, repos: z.number().int(), reason: z.string().optional() })).optional(),
+  index: z
+    .object({
+      repos: z.number().int(),
+      shards: z.number().int(),
+      documents: z.number().int(),
+      index_bytes: z.number().int(),
+      content_bytes: z.number().int(),
+      repos_without_symbols: z.number().int(),
+      oldest_index_time: z.string().optional(),
+      newest_index_time: z.string().optional(),
+    })
+    .optional(),
+  hint: z.string().optional(),
+});
+export type HealthOutput = z.infer<typeof HealthOutput>;
 
 export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promise<HealthOutput> {
-  const url = searcher.zoekt.url;
-  const readiness = await searcher.zoekt.readiness(signal);
+  const fleet = searcher.zoekt;
+  const url = fleet.url;
+  let listError: string | undefined;
+  const list = searcher.list('', signal).catch((err: unknown) => {
+    listError = err instanceof Error ? err.message : String(err);
+    return undefined;
+  });
+  // Every backend's probe and the listing run at once: one deadline for the whole call.
+  const [each, listed] = await Promise.all([fleet.readinessEach(signal), list]);
+  const readiness = combineReadiness(each);
   const out: HealthOutput = {
     status: 'ok',
     adapter: { version: VERSION, uptime_s: Math.round(process.uptime()) },
     zoekt: { url, reachable: true, ready: readiness.ready, latency_ms: readiness.latencyMs },
   };
-  let listed: RepoListResult | undefined;
-  let listError: string | undefined;
-  try {
-    listed = await searcher.list('', signal);
-  } catch (err) {
-    listError = err instanceof Error ? err.message : String(err);
+  if (fleet.several) {
+    out.backends = each.map((e) => ({
+      url: e.url,
+      reachable: e.readiness.ready || e.readiness.answered,
+      ready: e.readiness.ready,
+      latency_ms: e.readiness.latencyMs,
+      repos: listed?.repos.filter((r) => r.backend === e.url).length ?? 0,
+      ...(e.readiness.ready ? {} : { reason: e.readiness.reason }),
+    }));
+    out.zoekt.reachable = out.backends.some((b) => b.reachable);
   }
   if (!listed && !readiness.ready && !readiness.answered) {
     out.status = 'down';
@@ -63,8 +84,15 @@ export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promi
     }
   }
   const problems: string[] = [];
-  if (!readiness.ready) problems.push(`Zoekt is not ready (${readiness.reason}): it may still be loading shards; retry in a few seconds`);
+  if (!readiness.ready) {
+    problems.push(
+      fleet.several
+        ? `not every Zoekt backend is ready (${readiness.reason}): searches answer from the others and say which repositories are missing; retry in a few seconds`
+        : `Zoekt is not ready (${readiness.reason}): it may still be loading shards; retry in a few seconds`,
+    );
+  }
   if (listError) problems.push(`listing the index failed (${listError})`);
+  if (listed?.missing) problems.push(missingBackends(listed.missing));
   if (listed && listed.crashes > 0) problems.push(`${listed.crashes} index shard(s) failed to answer; check Zoekt's log`);
   if (listed && listed.repos.length === 0) {
     problems.push(searcher.scope.restricted ? `no indexed repository matches --allow-repos ${searcher.scope.describe()}` : 'nothing is indexed yet: run zoekt-git-index or zoekt-index');

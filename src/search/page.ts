@@ -51,7 +51,7 @@ export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): P
   const fetched = await spec.fetch(offset);
   const out: Paged<F> = { ...fetched, offset };
   if (fetched.more) out.next_cursor = encodeCursor(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
-  if (fetched.items.length === 0) {
+  if (fetched.items.length === 0 && !fetched.more) {
     if (offset > 0) {
       out.hint = 'This page is past the last result; the results ended on an earlier page.';
     } else {

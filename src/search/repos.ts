@@ -4,7 +4,9 @@
  */
 import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
-import { paginate } from './page.js';
+import { z } from 'zod';
+import { missingBackends } from './completeness.js';
+import { paginate, pagingFields, pagingOutput } from './page.js';
 import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
@@ -17,22 +19,25 @@ export interface ListReposArgs {
   cursor?: string | undefined;
 }
 
-export interface RepoEntry {
-  name: string;
-  url?: string;
-  branches: { name: string; version: string }[];
-  index_time?: string;
-  has_symbols: boolean;
-  files: number;
-  content_bytes: number;
-}
+const RepoEntry = z.object({
+  name: z.string(),
+  url: z.string().optional(),
+  branches: z.array(z.object({ name: z.string(), version: z.string() })),
+  index_time: z.string().optional(),
+  has_symbols: z.boolean(),
+  files: z.number().int(),
+  content_bytes: z.number().int(),
+  /** With several Zoekt backends: the one that serves the repository. */
+  backend: z.string().optional(),
+});
+export type RepoEntry = z.infer<typeof RepoEntry>;
 
-export interface ListReposOutput {
-  repos: RepoEntry[];
-  totals: { repos: number; shards: number; documents: number; index_bytes: number; content_bytes: number };
-  next_cursor?: string;
-  hint?: string;
-}
+export const ListReposOutput = z.object({
+  repos: z.array(RepoEntry),
+  totals: z.object({ repos: z.number().int(), shards: z.number().int(), documents: z.number().int(), index_bytes: z.number().int(), content_bytes: z.number().int() }),
+  ...pagingFields,
+});
+export type ListReposOutput = z.infer<typeof ListReposOutput>;
 
 export const LIST_REPOS_DEFAULTS = { limit: 50 };
 
@@ -46,6 +51,7 @@ export function toRepoEntry(r: RepoInfo): RepoEntry {
   };
   if (r.url) entry.url = r.url;
   if (r.indexTime) entry.index_time = r.indexTime;
+  if (r.backend) entry.backend = r.backend;
   return entry;
 }
 
@@ -67,7 +73,13 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
         index_bytes: listed.stats.indexBytes,
         content_bytes: listed.stats.contentBytes,
       };
-      return { items: all.slice(offset, offset + limit).map(toRepoEntry), more: all.length > offset + limit, complete: true };
+      const missing = listed.missing;
+      return {
+        items: all.slice(offset, offset + limit).map(toRepoEntry),
+        more: all.length > offset + limit,
+        complete: !missing,
+        partial: missing && { reason: missingBackends(missing), hint: 'Call again in a few seconds for every repository; get_health shows each backend.' },
+      };
     },
     emptyHint: () =>
       args.filter !== undefined
@@ -76,8 +88,5 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
           ? `No indexed repository matches this server's --allow-repos (${searcher.scope.describe()}).`
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
   });
-  const out: ListReposOutput = { repos: page.items, totals: totals! };
-  if (page.next_cursor) out.next_cursor = page.next_cursor;
-  if (page.hint) out.hint = page.hint;
-  return out;
+  return { repos: page.items, totals: totals!, ...pagingOutput(page) };
 }

@@ -3,7 +3,10 @@
  * from the window cache when an earlier call already fetched enough of it.
  */
 import * as q from '../zoekt/query.js';
-import type { ZoektClient } from '../zoekt/client.js';
+import { createHash } from 'node:crypto';
+import { ToolError } from '../errors.js';
+import type { ZoektFleet } from '../zoekt/fleet.js';
+import { missingBackends } from './completeness.js';
 import type { FileHit, RepoListResult } from '../zoekt/wire.js';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
@@ -50,7 +53,7 @@ const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000
 
 export class Searcher {
   constructor(
-    readonly zoekt: ZoektClient,
+    readonly zoekt: ZoektFleet,
     private readonly cache: WindowCache = new WindowCache(),
     readonly scope: RepoScope = RepoScope.ALL,
     readonly walkLimits: WalkLimits = WALK_LIMITS,
@@ -64,37 +67,54 @@ export class Searcher {
     return this.scope.confine(query);
   }
 
-  async window(req: WindowRequest): Promise<Window> {
+  async window(req: WindowRequest & { repos?: string[] }): Promise<Window> {
     const key = windowKey(req);
     const cached = req.fresh ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
-    const result = await this.zoekt.search({ query: this.confine(req.query), maxDocs: req.size, contextLines: req.contextLines ?? 0, signal: req.signal });
+    const result = await this.zoekt.search({
+      query: this.confine(req.query),
+      maxDocs: req.size,
+      contextLines: req.contextLines ?? 0,
+      signal: req.signal,
+      ...(req.repos ? { repos: req.repos } : {}),
+    });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
-    const window: Window = { files, size: req.size, exhausted: result.files.length < req.size, stats: result.stats };
-    this.cache.set(key, window);
+    const window: Window = { files, size: req.size, exhausted: !result.truncated, stats: result.stats };
+    // An answer with a backend or shard missing is not kept: the next page asks again.
+    const cause = result.stats.stopped?.cause;
+    if (cause !== 'backends_failed' && cause !== 'shards_failed') this.cache.set(key, window);
     return window;
   }
 
   /**
    * The files of `query` that are among `files`, with their matches: one search restricted to
    * those paths, which costs what the page costs rather than what the whole answer does.
+   * `versions`: how many files those paths have in all (a path stands once per branch version).
    */
-  async filesAmong(req: Omit<WindowRequest, 'size' | 'key'>, files: FileHit[], block: string): Promise<Window> {
+  async filesAmong(req: Omit<WindowRequest, 'size' | 'key'>, files: FileHit[], versions: number): Promise<Window> {
     const byRepo = new Map<string, string[]>();
-    for (const f of files) byRepo.set(f.repo, [...(byRepo.get(f.repo) ?? []), f.path]);
+    for (const f of files) byRepo.set(f.repo, [...new Set([...(byRepo.get(f.repo) ?? []), f.path])]);
     const perRepo = [...byRepo].map(([repo, paths]) => `( ${q.render(q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.or(...paths.map((p) => q.file(`^${q.escapeRegex(p)}$`)))))} )`);
     const restriction = perRepo.length === 1 ? perRepo[0]! : `( ${perRepo.join(' or ')} )`;
+    // Keyed by the files themselves, not by the long restricted text: a block is the same block
+    // only if it holds the same files.
+    const ids = createHash('sha256').update(files.map(fileId).join('\n')).digest('base64url');
+    const key = `block\u0000${ids}\u0000${req.contextLines ?? 0}\u0000${req.query}`;
     // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
-    // Keyed by the block of the walk it serves, not by the long restricted text.
-    const key = `${block}\u0000${req.contextLines ?? 0}\u0000${req.query}`;
-    return this.window({ ...req, query: `${req.query} ${restriction}`, size: files.length + 1, key });
+    return this.window({ ...req, query: `${req.query} ${restriction}`, size: Math.max(versions, files.length) + 1, key, repos: [...byRepo.keys()] });
   }
 
-  /** Files with their whole content (never cached: get_file reads the index as it is now). */
-  async wholeFiles(query: string, maxDocs: number, signal?: AbortSignal): Promise<FileHit[]> {
-    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal });
-    return result.files.filter((f) => this.scope.allows(f.repo));
+  /** Files of one repository with their whole content (never cached: get_file reads the index as it is now). */
+  async wholeFiles(query: string, maxDocs: number, repo: string, signal?: AbortSignal): Promise<FileHit[]> {
+    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo] });
+    const files = result.files.filter((f) => this.scope.allows(f.repo));
+    const stopped = result.stats.stopped;
+    // Not found, or held by a backend that did not answer: only the second is worth a retry.
+    if (files.length === 0 && stopped?.cause === 'backends_failed') {
+      throw new ToolError('UNAVAILABLE', missingBackends(stopped.backends), 'Call again in a few seconds; get_health shows each backend.');
+    }
+    return files;
   }
 
   /** Indexed repositories matching `query` (a `repo:` filter, or '' for all), within the scope. */

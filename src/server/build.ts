@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
+import { asFleet, type ZoektFleet } from '../zoekt/fleet.js';
 import { localAnswer, localError } from '../local/answers.js';
 import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
@@ -16,7 +17,8 @@ import type { RepoScope } from '../search/scope.js';
 
 
 export interface ServerDeps {
-  zoekt: ZoektClient;
+  /** One zoekt-webserver, or several each serving a share of the repositories. */
+  zoekt: ZoektClient | ZoektFleet;
   log: Logger;
   /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
   cache?: WindowCache;
@@ -43,7 +45,8 @@ export function buildServer(deps: ServerDeps): McpServer {
   const tools = deps.tools ?? TOOLS;
   const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
   const schemas = new Map<string, z.ZodObject>();
-  const searcher = new Searcher(deps.zoekt, deps.cache, deps.scope, deps.walkLimits);
+  const zoekt = asFleet(deps.zoekt);
+  const searcher = new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits);
 
   for (const tool of tools) {
     schemas.set(tool.name, tool.input);
@@ -61,7 +64,7 @@ export function buildServer(deps: ServerDeps): McpServer {
         const started = Date.now();
         try {
           if (args instanceof InvalidArguments) throw args.error;
-          const out = await tool.handler(args, { zoekt: deps.zoekt, searcher, log: deps.log, signal: extra.signal });
+          const out = await tool.handler(args, { zoekt, searcher, log: deps.log, signal: extra.signal });
           // Under the local serve command: "not indexed yet" is not "no match", and the text says how old the index is.
           const local = localAnswer(tool.name, args, out);
           if (local.error) throw local.error;

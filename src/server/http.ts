@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
+import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
 import { buildServer, type ServerDeps } from './build.js';
 import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
@@ -42,7 +43,8 @@ const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Ve
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 
 export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<HttpServer> {
-  const { log, zoekt } = deps;
+  const { log } = deps;
+  const fleet = asFleet(deps.zoekt);
   const started = Date.now();
   const checkToken = config.authToken === undefined ? undefined : bearerChecker(config.authToken);
   const sse = new SseSessions(deps, '/messages');
@@ -106,9 +108,15 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
           }
           const abort = new AbortController();
           res.on('close', () => abort.abort());
-          const r = await zoekt.readiness(abort.signal);
-          if (r.ready) sendJson(res, 200, { status: 'ready', zoekt: zoekt.url, via: r.via, latency_ms: r.latencyMs });
-          else sendJson(res, 503, { status: 'unavailable', reason: r.reason, zoekt: zoekt.url, via: r.via, latency_ms: r.latencyMs });
+          const each = await fleet.readinessEach(abort.signal);
+          const r = combineReadiness(each);
+          const backends = fleet.several
+            ? { backends: each.map((e) => ({ url: e.url, ready: e.readiness.ready, latency_ms: e.readiness.latencyMs, ...(e.readiness.ready ? {} : { reason: e.readiness.reason }) })) }
+            : {};
+          if (r.ready) sendJson(res, 200, { status: 'ready', zoekt: fleet.url, via: r.via, latency_ms: r.latencyMs, ...backends });
+          // Some backends answer: this replica still serves, with answers that name what is missing.
+          else if (each.some((e) => e.readiness.ready)) sendJson(res, 200, { status: 'degraded', reason: r.reason, zoekt: fleet.url, latency_ms: r.latencyMs, ...backends });
+          else sendJson(res, 503, { status: 'unavailable', reason: r.reason, zoekt: fleet.url, via: r.via, latency_ms: r.latencyMs, ...backends });
         },
       },
     ],
@@ -194,7 +202,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     streamable_http: `${url}/mcp`,
     sse: `${url}/sse`,
     auth: checkToken ? 'bearer' : 'none',
-    zoekt: zoekt.url,
+    zoekt: fleet.url,
   });
 
   let stopping: Promise<void> | undefined;

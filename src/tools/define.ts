@@ -7,12 +7,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { asToolError, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ZoektClient } from '../zoekt/client.js';
+import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 
 export interface ToolContext {
-  zoekt: ZoektClient;
+  zoekt: ZoektFleet;
   /** Zoekt searches through the window cache. */
   searcher: Searcher;
   log: Logger;

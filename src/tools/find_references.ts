@@ -38,7 +38,7 @@ export function renderReferences(out: ReferenceOutput): string {
   }
   lines.push(
     '',
-    `${out.usages.length} usage line(s) on this page; ${count(out.stats.definition_count, out.stats.complete)} definition(s), ${count(out.stats.usage_count, out.stats.complete)} usage line(s) in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`,
+    `${out.usages.length} usage line(s) on this page; ${out.stats.definition_count} definition(s), ${count(out.stats.usage_count, out.stats.complete)} usage line(s) in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`,
   );
   if (out.scope) lines.push(`scope: ${out.scope}`);
   lines.push(...pagingFooter(out));

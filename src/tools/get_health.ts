@@ -1,27 +1,13 @@
 import { z } from 'zod';
-import { GET_HEALTH, getHealth, type HealthOutput } from '../search/health.js';
+import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
 import { defineTool } from './define.js';
 
 const input = z.strictObject({});
 
-const output = z.object({
-  status: z.enum(['ok', 'degraded', 'down']),
-  adapter: z.object({ version: z.string(), uptime_s: z.number() }),
-  zoekt: z.object({ url: z.string(), reachable: z.boolean(), ready: z.boolean(), latency_ms: z.number(), version: z.string().optional() }),
-  index: z
-    .object({
-      repos: z.number().int(),
-      shards: z.number().int(),
-      documents: z.number().int(),
-      index_bytes: z.number().int(),
-      content_bytes: z.number().int(),
-      repos_without_symbols: z.number().int(),
-      oldest_index_time: z.string().optional(),
-      newest_index_time: z.string().optional(),
-    })
-    .optional(),
+/** get_health's answer, plus the local serve command's view of the index when there is one. */
+const output = HealthOutput.extend({
   indexing: z
     .object({
       starting: z.boolean().optional(),
@@ -45,7 +31,6 @@ const output = z.object({
     })
     .optional()
     .describe('Only under the local serve command: each listed repository, its index age and indexing progress'),
-  hint: z.string().optional(),
 });
 
 type Output = z.output<typeof output>;
@@ -72,6 +57,7 @@ export function renderHealth(out: Output): string {
   const lines = [
     `status: ${out.status}`,
     `zoekt: ${out.zoekt.url} reachable=${out.zoekt.reachable} ready=${out.zoekt.ready} latency=${out.zoekt.latency_ms} ms`,
+    ...(out.backends ?? []).map((b) => `  backend ${b.url}: reachable=${b.reachable} ready=${b.ready} latency=${b.latency_ms} ms, ${b.repos} repo(s)${b.reason ? ` (${b.reason})` : ''}`),
     `adapter: zoekt-mcp ${out.adapter.version}, up ${out.adapter.uptime_s} s`,
   ];
   const i = out.index;

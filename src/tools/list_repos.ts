@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, type ListReposOutput } from '../search/repos.js';
+import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter } from './shared.js';
 
@@ -14,27 +14,10 @@ const input = z.strictObject({
   cursor: cursorArg,
 });
 
-const output = z.object({
-  repos: z.array(
-    z.object({
-      name: z.string(),
-      url: z.string().optional(),
-      branches: z.array(z.object({ name: z.string(), version: z.string() })),
-      index_time: z.string().optional(),
-      has_symbols: z.boolean(),
-      files: z.number().int(),
-      content_bytes: z.number().int(),
-    }),
-  ),
-  totals: z.object({ repos: z.number().int(), shards: z.number().int(), documents: z.number().int(), index_bytes: z.number().int(), content_bytes: z.number().int() }),
-  next_cursor: z.string().optional(),
-  hint: z.string().optional(),
-});
-
 export function renderRepos(out: ListReposOutput): string {
   const lines = out.repos.map((r) => {
     const branches = r.branches.map((b) => `${b.name}@${b.version.slice(0, 10)}`).join(', ');
-    return `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}` : ''}`;
+    return `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
   });
   const t = out.totals;
   lines.push('', `${out.repos.length} repo(s) on this page; ${t.repos} repo(s), ${t.documents} files, ${t.shards} shard(s), ${t.index_bytes} index bytes in all`);
@@ -54,7 +37,7 @@ export const listReposTool = defineTool({
     '- {"filter": "webapp"}',
   ].join('\n'),
   input,
-  output,
+  output: ListReposOutput,
   handler: (args, ctx) => listRepos(ctx.searcher, args, ctx.signal),
   render: (out) => renderRepos(out),
 });

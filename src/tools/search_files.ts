@@ -20,7 +20,13 @@ const input = z.strictObject({
 
 export function renderFiles(out: FileSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query), ''];
-  for (const f of out.files) lines.push(`${f.repo}/${f.path}${f.language ? ` (${f.language})` : ''}`);
+  const seen = new Map<string, number>();
+  for (const f of out.files) seen.set(`${f.repo}/${f.path}`, (seen.get(`${f.repo}/${f.path}`) ?? 0) + 1);
+  for (const f of out.files) {
+    // A path listed twice differs between branches: say which version each line is.
+    const on = (seen.get(`${f.repo}/${f.path}`) ?? 0) > 1 && f.branches ? ` @${f.branches.join(',')}` : '';
+    lines.push(`${f.repo}/${f.path}${on}${f.language ? ` (${f.language})` : ''}`);
+  }
   lines.push('', `${out.files.length} file(s) on this page; ${count(out.stats.files, out.stats.complete)} in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
   return lines.join('\n');

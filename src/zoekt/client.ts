@@ -62,6 +62,8 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
  * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
  */
 export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
+/** An answer over the size cap is asked again with the budget divided by this. */
+const OVERSIZE_BUDGET_DIVISOR = 20;
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -94,17 +96,35 @@ export class ZoektClient {
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = Date.now() + this.timeoutMs;
+    try {
+      return await this.searchWithin(req, this.matchLimits, deadline);
+    } catch (err) {
+      // A regex that matches nearly every character fills the answer with matched lines long
+      // before the budget runs out. Ask once more with a budget that fits: the answer is then
+      // honestly partial (match_limit) rather than an error.
+      if (!(err instanceof ToolError) || errorCode(err.cause) !== 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || req.whole) throw err;
+      const smaller = { shard: Math.ceil(this.matchLimits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(this.matchLimits.total / OVERSIZE_BUDGET_DIVISOR) };
+      this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: smaller.shard });
+      return this.searchWithin(req, smaller, deadline).catch(() => {
+        throw err;
+      });
+    }
+  }
+
+  private async searchWithin(req: SearchRequest, limits: MatchLimits, deadline: number): Promise<SearchResult> {
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
-      ShardMaxMatchCount: this.matchLimits.shard,
-      TotalMaxMatchCount: this.matchLimits.total,
+      ShardMaxMatchCount: limits.shard,
+      TotalMaxMatchCount: limits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
-    return decodeSearch(reply, this.matchLimits);
+    const result = decodeSearch(reply, limits);
+    result.truncated = result.files.length >= req.maxDocs;
+    return result;
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {

@@ -183,11 +183,25 @@ export interface SearchStatsOut {
  * What made Zoekt stop before evaluating every candidate: failed or still-loading shards, the
  * match budget of the search options, or its time limit (MaxWallTime).
  */
-export type StopCause = { cause: 'shards_failed'; shards: number } | { cause: 'match_limit'; limit: number } | { cause: 'time_limit' };
+export type StopCause =
+  | { cause: 'shards_failed'; shards: number }
+  | { cause: 'match_limit'; limit: number }
+  | { cause: 'time_limit' }
+  /** With several backends: some did not answer, so their repositories are missing. */
+  | { cause: 'backends_failed'; backends: MissingBackend[] };
+
+/** A backend that did not answer, and the repositories it was last seen to serve. */
+export interface MissingBackend {
+  url: string;
+  repos: string[];
+  reason: string;
+}
 
 export interface SearchResult {
   files: FileHit[];
   stats: SearchStatsOut;
+  /** Zoekt had more matching files than these (it cut the ranked list at MaxDocDisplayCount). */
+  truncated: boolean;
 }
 
 export interface RepoInfo {
@@ -197,12 +211,16 @@ export interface RepoInfo {
   hasSymbols: boolean;
   indexTime?: string;
   stats: { shards: number; documents: number; indexBytes: number; contentBytes: number };
+  /** With several backends: the one that serves this repository. */
+  backend?: string;
 }
 
 export interface RepoListResult {
   repos: RepoInfo[];
   stats: { repos: number; shards: number; documents: number; indexBytes: number; contentBytes: number };
   crashes: number;
+  /** With several backends: those that did not answer; their repositories are not listed. */
+  missing?: MissingBackend[];
 }
 
 /** Splits content into lines the way Zoekt counts them: on \n, with a trailing \r dropped. */
@@ -296,7 +314,7 @@ export function decodeSearch(reply: z.infer<typeof SearchReply>, limits: MatchLi
   const stats: SearchStatsOut = { fileCount: r.FileCount, matchCount: r.MatchCount, durationMs: Math.round(r.Duration / 1e6) };
   const stopped = stopCause(r, limits);
   if (stopped) stats.stopped = stopped;
-  return { files, stats };
+  return { files, stats, truncated: false };
 }
 
 /** Go's zero time marshals as 0001-01-01; treat it as unknown. */

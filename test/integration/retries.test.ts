@@ -120,8 +120,17 @@ describe('what the client sends', () => {
 });
 
 describe('oversized answers', () => {
-  it('stops reading past 64 MiB and says to ask for less', async () => {
-    const { client } = await clientBehind(['huge']);
+  it('stops reading past 64 MiB, asks once more with a smaller match budget, and answers from that', async () => {
+    const { client, proxy } = await clientBehind(['huge']);
+    const result = await client.search({ query: 'func', maxDocs: 1 });
+    expect(proxy.requests()).toBe(2);
+    const second = JSON.parse(proxy.bodies[1]!) as { Opts: { ShardMaxMatchCount: number } };
+    expect(second.Opts.ShardMaxMatchCount).toBeLessThan(MATCH_LIMITS.shard);
+    expect(result.files.length).toBe(1);
+  });
+
+  it('says to ask for less when the smaller budget is still too large', async () => {
+    const { client } = await clientBehind(['huge', 'huge']);
     const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('INVALID_ARGUMENT');
     expect((err as ToolError).hint).toMatch(/lower limit/);

@@ -1,0 +1,177 @@
+/**
+ * Several Zoekt backends behind one adapter: the fixture index split into two and into three
+ * disjoint shares, each served by its own real zoekt-webserver. Every tool must answer exactly as
+ * one Zoekt over the union does (the global test server), page for page; a backend that stops
+ * makes answers partial, naming it and its repositories, and complete again once it is back.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { raw, startAdapter } from '../support/http.js';
+import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
+import { startWebserver, type RunningZoekt } from '../support/zoekt.js';
+
+type Out = Record<string, unknown> & { next_cursor?: string; partial?: { reason: string; hint: string }; stats?: Record<string, unknown> };
+
+let work: string;
+const servers: RunningZoekt[] = [];
+/** The shards (one file per repository) of each share, by split. */
+const shares: Record<2 | 3, string[]> = { 2: [], 3: [] };
+const urls: Record<2 | 3, string[]> = { 2: [], 3: [] };
+let union: Connected;
+const fleets: Partial<Record<2 | 3, Connected>> = {};
+
+async function serveShare(dir: string, repos: number, port?: number): Promise<RunningZoekt> {
+  const z = await startWebserver({ indexDir: dir, expectRepos: repos, ...(port ? { port } : {}) });
+  servers.push(z);
+  return z;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-fleet-'));
+  const indexDir = inject('indexDir');
+  const shards = readdirSync(indexDir).filter((f) => f.endsWith('.zoekt')).sort();
+  expect(shards.length).toBe(inject('repos').length);
+  for (const n of [2, 3] as const) {
+    for (let i = 0; i < n; i++) {
+      const dir = join(work, `split${n}-${i}`);
+      mkdirSync(dir);
+      const mine = shards.filter((_, s) => s % n === i);
+      for (const f of mine) copyFileSync(join(indexDir, f), join(dir, f));
+      shares[n].push(dir);
+      urls[n].push((await serveShare(dir, mine.length)).url);
+    }
+    fleets[n] = await connectStdio({ ZOEKT_URL: urls[n].join(',') });
+  }
+  union = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+}, 60_000);
+
+afterAll(async () => {
+  await union?.close();
+  for (const f of Object.values(fleets)) await f?.close();
+  for (const s of servers) await s.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** What must be equal between one Zoekt and a fleet: everything but timings and where a repository lives. */
+function comparable(out: Out): unknown {
+  const copy = structuredClone(out) as Record<string, unknown>;
+  if (copy.stats && typeof copy.stats === 'object') delete (copy.stats as Record<string, unknown>).duration_ms;
+  if (Array.isArray(copy.repos)) for (const r of copy.repos as Record<string, unknown>[]) delete r.backend;
+  return copy;
+}
+
+async function pages(client: Connected['client'], tool: string, args: Record<string, unknown>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < 100; guard++) {
+    const page = ok<Out>(await call(client, tool, { ...args, ...(cursor ? { cursor } : {}) }));
+    out.push(comparable(page));
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return out;
+}
+
+const CASES: [string, Record<string, unknown>][] = [
+  ['search_code', { query: 'func', limit: 3 }],
+  ['search_code', { query: 'user', case_sensitive: 'no', limit: 4, context_lines: 2 }],
+  ['search_code', { query: 'TODO', literal: true, limit: 2 }],
+  ['search_symbols', { name: 'get*', limit: 5 }],
+  ['search_symbols', { name: 'UserService', kinds: ['class', 'struct', 'interface'] }],
+  ['search_files', { pattern: '*.ts', limit: 4 }],
+  ['search_files', { pattern: 'src/', limit: 7 }],
+  ['find_references', { symbol: 'getUser', limit: 2 }],
+  ['find_references', { symbol: 'NewServer', context_lines: 1 }],
+  ['list_repos', { limit: 3 }],
+  ['get_file', { repo: 'github.com/acme/gosvc', path: 'internal/server/server.go', start_line: 10, end_line: 30 }],
+];
+
+describe.each([2, 3] as const)('%i backends over disjoint shares of the index', (n) => {
+  it.each(CASES)('%s %j: the same pages as one Zoekt over the union', async (tool, args) => {
+    const expected = await pages(union.client, tool, args);
+    const got = await pages(fleets[n]!.client, tool, args);
+    expect(got).toEqual(expected);
+  });
+
+  it('list_repos says where each repository lives', async () => {
+    const out = ok<{ repos: { name: string; backend: string }[] }>(await call(fleets[n]!.client, 'list_repos', { limit: 500 }));
+    expect(new Set(out.repos.map((r) => r.backend))).toEqual(new Set(urls[n]));
+    expect(out.repos.map((r) => r.name).sort()).toEqual([...inject('repos')].sort());
+  });
+
+  it('get_health reports every backend and the union of their index', async () => {
+    const one = ok<{ index: Record<string, unknown> }>(await call(union.client, 'get_health', {}));
+    const out = ok<{ status: string; index: Record<string, unknown>; backends: { url: string; ready: boolean; repos: number }[] }>(await call(fleets[n]!.client, 'get_health', {}));
+    expect(out.status).toBe('ok');
+    expect(out.backends.map((b) => b.url)).toEqual(urls[n]);
+    expect(out.backends.every((b) => b.ready)).toBe(true);
+    expect(out.backends.reduce((sum, b) => sum + b.repos, 0)).toBe(inject('repos').length);
+    expect(out.index).toEqual(one.index);
+  });
+});
+
+describe('a backend that stops mid-walk', () => {
+  it('makes the pages partial, naming it and its repositories; answers are complete again once it is back', async () => {
+    const [first, second] = urls[2];
+    const downIndex = servers.findIndex((s) => s.url === second);
+    // No window cache: every page asks the backends, as a page of another replica would.
+    const fleet = await connectStdio({ ZOEKT_URL: `${first},${second}`, ZOEKT_MCP_CACHE_MB: '0' });
+    try {
+      const args = { query: 'func', limit: 2 };
+      const expected = await pages(union.client, 'search_code', args);
+      const page1 = ok<Out>(await call(fleet.client, 'search_code', args));
+      expect(comparable(page1)).toEqual(expected[0]);
+      // The repositories the stopped backend serves, from the union's list.
+      const theirs = ok<{ repos: { name: string; backend: string }[] }>(await call(fleet.client, 'list_repos', { limit: 500 }))
+        .repos.filter((r) => r.backend === second)
+        .map((r) => r.name);
+      expect(theirs.length).toBeGreaterThan(0);
+
+      const port = servers[downIndex]!.port;
+      await servers[downIndex]!.stop();
+      const page2 = ok<Out>(await call(fleet.client, 'search_code', { ...args, cursor: page1.next_cursor }));
+      expect(page2.stats?.complete).toBe(false);
+      expect(page2.partial?.reason).toContain(second);
+      expect(page2.partial?.reason).toContain(theirs[0]);
+      expect(page2.partial?.hint).toMatch(/get_health/);
+      expect(textOf(await call(fleet.client, 'search_code', args))).toContain(`partial: the zoekt backend ${second}`);
+      const health = ok<{ status: string; backends: { url: string; ready: boolean }[] }>(await call(fleet.client, 'get_health', {}));
+      expect(health.status).toBe('degraded');
+      expect(health.backends.find((b) => b.url === second)?.ready).toBe(false);
+      // get_file of a repository the stopped backend holds: retry later, not "not found".
+      const file = await call(fleet.client, 'get_file', { repo: theirs[0]!, path: 'README.md' });
+      expect(file.isError).toBe(true);
+      expect((file.structuredContent as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+
+      servers[downIndex] = await startWebserver({ indexDir: shares[2][1]!, port, expectRepos: theirs.length });
+      expect(await pages(fleet.client, 'search_code', args)).toEqual(expected);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('/readyz reports each backend: ready, degraded while one is down', async () => {
+    const [first, second] = urls[3];
+    const adapter = await startAdapter({ zoektUrl: `${first},${second}` });
+    try {
+      const ready = await raw(`${adapter.url}/readyz`);
+      expect(ready.status).toBe(200);
+      const body = ready.json() as unknown as { status: string; backends: { url: string; ready: boolean }[] };
+      expect(body.status).toBe('ready');
+      expect(body.backends.map((b) => b.url)).toEqual([first, second]);
+      const i = servers.findIndex((s) => s.url === second);
+      const port = servers[i]!.port;
+      await servers[i]!.stop();
+      const degraded = await raw(`${adapter.url}/readyz`);
+      expect(degraded.status).toBe(200);
+      const after = degraded.json() as unknown as { status: string; backends: { url: string; ready: boolean }[] };
+      expect(after.status).toBe('degraded');
+      expect(after.backends.find((b) => b.url === second)?.ready).toBe(false);
+      servers[i] = await startWebserver({ indexDir: shares[3][1]!, port, expectRepos: 1 });
+    } finally {
+      await adapter.stop();
+    }
+  });
+});
