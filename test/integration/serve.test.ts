@@ -53,7 +53,9 @@ describe('scripts/serve.sh in a fresh clone', () => {
       stderr += d.toString();
     });
     client = new Client({ name: 'serve-test', version: '1.0.0' });
-    await client.connect(transport);
+    // The first spawn in a fresh clone installs npm packages and compiles before it answers: on a
+    // busy machine that takes longer than the SDK's default minute.
+    await client.connect(transport, { timeout: 280_000 });
   }, 300_000);
 
   afterAll(async () => {
