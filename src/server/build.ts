@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import { asFleet, type ZoektFleet } from '../zoekt/fleet.js';
+import { localAnswer, localError } from '../local/answers.js';
 import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
 import { Searcher, type WalkLimits } from '../search/searcher.js';
@@ -64,10 +65,14 @@ export function buildServer(deps: ServerDeps): McpServer {
         try {
           if (args instanceof InvalidArguments) throw args.error;
           const out = await tool.handler(args, { zoekt, searcher, log: deps.log, signal: extra.signal });
+          // Under the local serve command: "not indexed yet" is not "no match", and the text says how old the index is.
+          const local = localAnswer(tool.name, args, out);
+          if (local.error) throw local.error;
           deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
-          return successResult(out, tool.render(out, args));
+          const text = tool.render(out, args);
+          return successResult(out, local.note ? `${text}\n${local.note}` : text);
         } catch (err) {
-          const result = errorResult(err);
+          const result = errorResult(localError(tool.name, args, err) ?? err);
           const error = (result.structuredContent as { error: { code: string; message: string } }).error;
           deps.log.warn('tool error', { tool: tool.name, requestId, ms: Date.now() - started, code: error.code, message: error.message });
           return result;

@@ -1,10 +1,59 @@
 import { z } from 'zod';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
+import { localIndexing } from '../local/answers.js';
+import { describeRepo } from '../local/status.js';
 import { defineTool } from './define.js';
 
 const input = z.strictObject({});
 
-export function renderHealth(out: HealthOutput): string {
+/** get_health's answer, plus the local serve command's view of the index when there is one. */
+const output = HealthOutput.extend({
+  indexing: z
+    .object({
+      starting: z.boolean().optional(),
+      list: z.string(),
+      list_errors: z.array(z.string()),
+      repos: z.array(
+        z.object({
+          name: z.string(),
+          dir: z.string(),
+          kind: z.enum(['git', 'dir']),
+          state: z.enum(['queued', 'checking', 'indexing', 'ready', 'error']),
+          has_index: z.boolean(),
+          indexed_at: z.string().optional(),
+          index_age_s: z.number().optional(),
+          progress: z
+            .object({ files: z.number(), bytes: z.number(), elapsed_ms: z.number(), estimated_ms: z.number(), percent: z.number() })
+            .optional(),
+          error: z.string().optional(),
+        }),
+      ),
+    })
+    .optional()
+    .describe('Only under the local serve command: each listed repository, its index age and indexing progress'),
+});
+
+type Output = z.output<typeof output>;
+
+/** Adds the local supervisor's view, when there is one: indexing progress makes the status degraded. */
+function withIndexing(out: HealthOutput): Output {
+  const indexing = localIndexing();
+  if (!indexing) return out;
+  const res: Output = { ...out, indexing };
+  const waiting = indexing.repos.filter((r) => !r.has_index || r.state === 'error');
+  const problems = [
+    ...(indexing.starting ? ['the local index service is starting'] : []),
+    ...indexing.list_errors.map((e) => `repo list: ${e}`),
+    ...waiting.map((r) => describeRepo({ ...r, state: r.state })),
+  ];
+  if (problems.length) {
+    if (res.status === 'ok') res.status = 'degraded';
+    res.hint = [res.hint, `${problems.join('; ')}.`].filter(Boolean).join(' ');
+  }
+  return res;
+}
+
+export function renderHealth(out: Output): string {
   const lines = [
     `status: ${out.status}`,
     `zoekt: ${out.zoekt.url} reachable=${out.zoekt.reachable} ready=${out.zoekt.ready} latency=${out.zoekt.latency_ms} ms`,
@@ -17,6 +66,7 @@ export function renderHealth(out: HealthOutput): string {
     lines.push(`repos without symbols: ${i.repos_without_symbols}`);
     if (i.oldest_index_time) lines.push(`indexed between ${i.oldest_index_time} and ${i.newest_index_time}`);
   }
+  for (const r of out.indexing?.repos ?? []) lines.push(`repo ${describeRepo(r)}`);
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines.join('\n');
 }
@@ -25,13 +75,13 @@ export const getHealthTool = defineTool({
   name: GET_HEALTH,
   title: 'Backend health',
   description: [
-    'Whether Zoekt is reachable and ready, and index statistics (repos, files, shards, sizes, index times, repos without symbols).',
+    'Whether Zoekt is reachable and ready, and index statistics (repos, files, shards, sizes, index times, repos without symbols). Under the local serve command, also each listed repository\'s indexing state, progress and index age.',
     'Call it when searches fail or come back empty: a down backend is reported as status "down" with a hint, not as an error.',
     'Example:',
     '- {}',
   ].join('\n'),
   input,
-  output: HealthOutput,
-  handler: (_args, ctx) => getHealth(ctx.searcher, ctx.signal),
+  output,
+  handler: async (_args, ctx) => withIndexing(await getHealth(ctx.searcher, ctx.signal)),
   render: (out) => renderHealth(out),
 });

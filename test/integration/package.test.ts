@@ -20,6 +20,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { TOOLS } from '../../src/tools/index.js';
 import { startAdapter, TOKEN, type Adapter } from '../support/http.js';
+import { allIndexed } from '../support/local.js';
 import { call, ok } from '../support/mcp.js';
 import { FIXTURES, freePort, git, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
@@ -119,25 +120,28 @@ describe('installed with npm install ./zoekt-mcp-*.tgz', () => {
     git(repo, 'commit', '-q', '-m', 'first');
     const home = join(work, 'home');
     const zoektPort = await freePort();
-    const { client, stderr } = await connect('zoekt-mcp-serve', [], {
+    const { client } = await connect('zoekt-mcp-serve', [], {
       HOME: home,
       // Zoekt is built once per machine; share the test run's build instead of building another.
       ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
       ZOEKT_MCP_REPOS: repo,
       ZOEKT_PORT: String(zoektPort),
+      ZOEKT_MCP_LINGER_MS: '0',
     });
     try {
+      await allIndexed(client);
       const repos = ok<ListReposOutput>(await call(client, 'list_repos', {}));
-      expect(repos.repos.map((r) => r.name)).toEqual(['myrepo']);
+      // A folder named on its own is named by its path (relative to home when under it).
+      const name = repo.replace(/^\//, '');
+      expect(repos.repos.map((r) => r.name)).toEqual([name]);
       const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'fn start', context_lines: 0 }));
-      expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('myrepo/src/server.rs');
-      expect(stderr()).toContain(`indexing git repository ${repo}`);
+      expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain(`${name}/src/server.rs`);
       const index = join(home, '.local/share/zoekt-mcp/index');
       expect(readdirSync(index).some((f) => f.endsWith('.zoekt')), index).toBe(true);
     } finally {
       await client.close();
     }
-    // serve.sh stops its Zoekt when the server ends.
+    // The shared Zoekt stops when its last client is gone (here at once: no linger).
     let gone = false;
     for (let i = 0; i < 100 && !gone; i++) {
       gone = await fetch(`http://127.0.0.1:${zoektPort}/healthz`).then(

@@ -1,7 +1,8 @@
 /**
  * The README's serve command in a fresh clone: a client spawns scripts/serve.sh, which installs
- * what is missing, indexes the repositories of zoekt-config/repos (this repository), starts
- * zoekt-webserver and serves MCP over stdio; with --http it serves MCP over HTTP until SIGTERM.
+ * what is missing, starts the shared supervisor (zoekt-webserver, and the index of the
+ * repositories of zoekt-config/repos, this repository, built in the background) and serves MCP
+ * over stdio; with --http it serves MCP over HTTP until SIGTERM.
  * The clone shares this checkout's Zoekt build (ZOEKT_MCP_TOOLS_DIR) so the test does not compile
  * Zoekt twice; npm packages are installed in the clone as a user's first run would.
  */
@@ -17,6 +18,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import { gate } from '../support/gate.js';
 import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
+import { allIndexed, supervisorGone } from '../support/local.js';
 import { freePort, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
@@ -43,6 +45,7 @@ describe('scripts/serve.sh in a fresh clone', () => {
         ZOEKT_MCP_DATA: join(work, 'data'),
         ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
         ZOEKT_MCP_LOG_LEVEL: 'warn',
+        ZOEKT_MCP_LINGER_MS: '0',
       },
       stderr: 'pipe',
     });
@@ -50,23 +53,28 @@ describe('scripts/serve.sh in a fresh clone', () => {
       stderr += d.toString();
     });
     client = new Client({ name: 'serve-test', version: '1.0.0' });
-    // A fresh clone installs, builds and indexes before it answers initialize: on a busy machine
-    // that takes longer than the SDK's default 60 s request timeout.
+    // The first spawn in a fresh clone installs npm packages and compiles before it answers: on a
+    // busy machine that takes longer than the SDK's default minute.
     await client.connect(transport, { timeout: 280_000 });
   }, 300_000);
 
   afterAll(async () => {
     await client?.close();
+    await supervisorGone(join(work, 'data'));
   });
 
-  it('answers tools/list', async () => {
+  it('answers tools/list, having installed and built what was missing', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('search_code');
-    expect(stderr).toContain('indexing git repository .');
+    expect(stderr).toContain('setup: installing npm packages');
+    expect(stderr).toContain('setup: compiled in');
   });
 
-  it('answers search_code over its own source, indexed with symbols', async () => {
+  it('indexes the checkout in the background, named after its folder, and answers search_code over it with symbols', async () => {
+    const h = await allIndexed(client);
+    expect(h.indexing!.repos.map((r) => r.name)).toEqual(['zoekt-mcp']);
     const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
+    expect(out.results.every((r) => r.repo === 'zoekt-mcp')).toBe(true);
     const hit = out.results.find((r) => r.path === 'src/server/build.ts');
     expect(hit, JSON.stringify(out)).toBeDefined();
     expect(hit!.matches[0]!.symbol).toEqual({ name: 'buildServer', kind: 'function' });
@@ -84,6 +92,8 @@ async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url:
       ZOEKT_MCP_DATA: join(work, 'data-http'),
       ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
       ZOEKT_MCP_LOG_LEVEL: 'info',
+      // The shared Zoekt stops as soon as its last client (this server) is gone.
+      ZOEKT_MCP_LINGER_MS: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -118,6 +128,7 @@ describe('scripts/serve.sh --http', () => {
     const served = await serveHttp(zoektPort);
     try {
       const mcp = await connectStreamable(served.url);
+      await allIndexed(mcp.client);
       const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
       expect(out.results.map((r) => r.path)).toContain('src/server/build.ts');
       await mcp.close();
@@ -127,9 +138,9 @@ describe('scripts/serve.sh --http', () => {
       const [code] = await exited;
       expect(code, served.stderr()).toBe(0);
       expect(served.stderr()).toContain('"msg":"stopped"');
-      // Zoekt got SIGTERM on the script's exit; give it a moment to close its port.
+      // The supervisor stops Zoekt once the server's lease is gone; give it a moment to close its port.
       let zoektGone = false;
-      for (let i = 0; i < 50 && !zoektGone; i++) {
+      for (let i = 0; i < 100 && !zoektGone; i++) {
         zoektGone = await fetch(`http://127.0.0.1:${zoektPort}/healthz`).then(
           () => false,
           () => true,
@@ -139,6 +150,7 @@ describe('scripts/serve.sh --http', () => {
       expect(zoektGone).toBe(true);
     } finally {
       served.kill();
+      await supervisorGone(join(work, 'data-http'));
     }
   }, 300_000);
 
@@ -164,6 +176,7 @@ describe('scripts/serve.sh --http', () => {
       await mcp.close().catch(() => undefined);
     } finally {
       served.kill();
+      await supervisorGone(join(work, 'data-http'));
       held.release();
       await new Promise((r) => held.server.close(r));
     }

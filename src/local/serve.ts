@@ -1,0 +1,208 @@
+/**
+ * The local serve command (scripts/serve.sh runs it once the tools are installed and the server
+ * built): take a lease on the data folder's supervisor (starting it when none runs), then serve
+ * MCP at once against the Zoekt it owns. Indexing goes on in the supervisor; nothing here waits
+ * for it. Modes:
+ *   --setup          index the listed repositories, showing progress, and exit when all are done;
+ *   --http …         MCP over HTTP (every flag of zoekt-mcp);
+ *   stdin not a tty  MCP over stdio (an MCP client spawned us);
+ *   in a terminal    print how to connect, keep Zoekt up until Ctrl-C.
+ * `--repo PATH` (repeatable), or a folder as the first argument, names what to index instead of
+ * the list file.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { socketFor, takeLease, type Lease } from './lease.js';
+import { parseServeArgs, type Parsed } from './serve-args.js';
+import { describeRepo, roughly, setLocalStatusSource, type SupervisorStatus } from './status.js';
+import type { SupervisorOptions } from './supervisor.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const say = (msg: string) => process.stderr.write(`serve: ${msg}\n`);
+
+function env(name: string): string | undefined {
+  const v = process.env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function whole(name: string, fallback: number): number {
+  const v = env(name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** Where everything lives, from the environment (as serve.sh documents it) and the arguments. */
+export function supervisorOptions(parsed: Parsed): SupervisorOptions {
+  const checkout = existsSync(join(root, 'src/cli.ts'));
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(process.cwd(), p));
+  const tools = abs(env('ZOEKT_MCP_TOOLS_DIR') ?? (checkout ? join(root, '.tools') : join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'zoekt-mcp/tools')));
+  let data = abs(env('ZOEKT_MCP_DATA') ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
+  const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
+  let list: SupervisorOptions['list'];
+  let port = whole('ZOEKT_PORT', 6070);
+  if (parsed.repos.length) {
+    const dirs = parsed.repos.map(abs);
+    // A folder named on its own is named by its path under the home folder (or its absolute path).
+    list = { dirs, base: homedir(), label: '--repo' };
+    // One project's index and Zoekt of its own, beside (not instead of) the default list's.
+    data = join(data, 'projects', createHash('sha256').update(dirs.join('\n')).digest('hex').slice(0, 16));
+    if (!env('ZOEKT_PORT')) port = 0;
+  } else {
+    const given = env('ZOEKT_MCP_REPOS');
+    if (given) {
+      const p = abs(given);
+      if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
+      else if (existsSync(p)) list = { file: p, base: dirname(p), label: given };
+      else throw new Error(`ZOEKT_MCP_REPOS: ${given} is neither a folder nor a file`);
+    } else if (checkout) {
+      list = { file: join(root, 'zoekt-config/repos'), base: root, label: 'zoekt-config/repos' };
+    } else {
+      throw new Error('set ZOEKT_MCP_REPOS to the repository to index (a folder), or to a file listing one path per line, or pass --repo PATH');
+    }
+  }
+  return {
+    data,
+    bin: join(tools, 'zoekt', version, 'bin'),
+    ctags: join(root, 'zoekt-config/universal-ctags'),
+    list,
+    port,
+    lingerMs: whole('ZOEKT_MCP_LINGER_MS', 60_000),
+    pollMs: Math.max(100, whole('ZOEKT_MCP_POLL_MS', 2000)),
+    socket: socketFor(data),
+  };
+}
+
+function done(r: SupervisorStatus['repos'][number]): boolean {
+  return r.state === 'ready' || r.state === 'error';
+}
+
+/** --setup: wait for every listed repository, saying what happens, how far along, how long. */
+async function setup(opts: SupervisorOptions): Promise<number> {
+  const started = Date.now();
+  const lease = await takeLease(opts, join(here, 'supervisor.js'));
+  const tty = process.stderr.isTTY;
+  const lastSaid = new Map<string, string>();
+  let lastTime = 0;
+  const show = (s: SupervisorStatus, force = false) => {
+    const now = Date.now();
+    for (const r of s.repos) {
+      const text = describeRepo(r);
+      const key = r.state === 'indexing' ? `indexing ${Math.floor((r.progress?.percent ?? 0) / 10)}` : r.state;
+      if (lastSaid.get(r.name) === key && !(force && r.state === 'indexing')) continue;
+      if (r.state === 'checking' || r.state === 'queued') continue;
+      if (r.state === 'ready' && !lastSaid.has(r.name) && r.last_duration_ms !== undefined) {
+        lastSaid.set(r.name, key);
+        say(`${r.name}: up to date (indexed ${r.indexed_at})`);
+        continue;
+      }
+      lastSaid.set(r.name, key);
+      say(r.state === 'ready' ? `${r.name}: indexed in ${roughly(r.last_duration_ms ?? 0)}` : text);
+    }
+    lastTime = now;
+  };
+  return new Promise<number>((resolvePromise) => {
+    const check = (s: SupervisorStatus) => {
+      show(s, Date.now() - lastTime > (tty ? 2000 : 10_000));
+      if (s.pass <= firstPass) return;
+      if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
+        for (const e of s.list_errors) say(`error: ${e}`);
+        const failed = s.repos.filter((r) => r.state === 'error');
+        say(`${s.repos.length - failed.length} of ${s.repos.length} repositories indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})`);
+        lease.close();
+        resolvePromise(failed.length || s.list_errors.length ? 1 : 0);
+      } else if (s.repos.length === 0 && s.list_errors.length) {
+        for (const e of s.list_errors) say(`error: ${e}`);
+        lease.close();
+        resolvePromise(1);
+      }
+    };
+    // Results of the check that follows this connection, not of an earlier one.
+    const firstPass = lease.status().pass;
+    say(`Zoekt at ${lease.status().zoekt_url}; checking ${lease.status().repos.length} repositories of ${opts.list.label}`);
+    lease.onStatus(check);
+    lease.poke();
+    check(lease.status());
+  });
+}
+
+export async function serveMain(argv: string[]): Promise<number | undefined> {
+  let parsed: Parsed;
+  let opts: SupervisorOptions;
+  try {
+    parsed = parseServeArgs(argv);
+    opts = supervisorOptions(parsed);
+  } catch (err) {
+    say((err as Error).message);
+    return 2;
+  }
+  if (parsed.setup) return setup(opts);
+  // Load the server's modules while the supervisor answers (or starts): they have no side effects.
+  const warm = import('../server/stdio.js').catch(() => undefined);
+  const leasing = takeLease(opts, join(here, 'supervisor.js'));
+  const http = parsed.rest.includes('--http');
+  const interactive = !http && process.stdin.isTTY;
+  if (opts.port !== 0 && !interactive) {
+    // Zoekt's URL is known in advance: serve at once, and take the lease meanwhile. Until the
+    // supervisor's first status arrives, searches that find nothing say the index is starting.
+    const url = `http://127.0.0.1:${opts.port}`;
+    let lease: Lease | undefined;
+    const starting: SupervisorStatus = { pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: opts.list.label, list_errors: [], repos: [], starting: true };
+    setLocalStatusSource(() => lease?.status() ?? starting);
+    leasing.then(
+      (l) => {
+        lease = l;
+        for (const e of l.status().list_errors) say(`repo list: ${e}`);
+      },
+      (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
+    );
+    await warm;
+    return startServer(url, parsed.rest, http);
+  }
+  const lease = await leasing;
+  await warm;
+  const first = lease.status();
+  for (const e of first.list_errors) say(`repo list: ${e}`);
+  if (interactive) {
+    process.stderr.write(
+      [
+        '',
+        `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${opts.list.label}.`,
+        'Connect an MCP client with this server entry (stdio); it starts in well under a second:',
+        '',
+        JSON.stringify({ mcpServers: { zoekt: { command: 'bash', args: [join(root, 'scripts/serve.sh')] } } }, null, 2),
+        '',
+        'Press Ctrl-C to stop (Zoekt stays up while a client uses it).',
+        '',
+      ].join('\n'),
+    );
+    await new Promise((r) => process.once('SIGINT', r));
+    lease.close();
+    return 0;
+  }
+  setLocalStatusSource(() => lease.status());
+  return startServer(first.zoekt_url, parsed.rest, http);
+}
+
+/** The ordinary server, in this process: it reads process.argv and the environment, serves, and exits; the lease ends with the process. */
+async function startServer(url: string, rest: string[], http: boolean): Promise<undefined> {
+  process.env.ZOEKT_URL = url;
+  if (http) say('serving MCP over HTTP');
+  process.argv = [process.argv[0]!, join(here, '../cli.js'), ...rest];
+  await import('../cli.js');
+  return undefined;
+}
+
+serveMain(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (err: unknown) => {
+    say(`fatal: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,82 @@
+/**
+ * What the local supervisor tells the MCP servers that hold a lease on it: where Zoekt answers,
+ * and the state of each listed repository (indexed when, indexing how far along, failed why).
+ * get_health shows it, and searches use it to tell "not indexed yet" from "no match".
+ */
+
+export interface RepoProgress {
+  files: number;
+  bytes: number;
+  elapsed_ms: number;
+  /** The expected duration, from this repository's last index or the measured indexing rate. */
+  estimated_ms: number;
+  /** elapsed / estimated, capped at 99 until done. */
+  percent: number;
+}
+
+export interface RepoStatus {
+  name: string;
+  dir: string;
+  kind: 'git' | 'dir';
+  /** queued: waiting for its first check; indexing: being (re)built; ready: current; error: see error. */
+  state: 'queued' | 'checking' | 'indexing' | 'ready' | 'error';
+  /** Zoekt serves some index of it (maybe an older one while it is re-indexed). */
+  has_index: boolean;
+  /** When its index was last brought up to date with the code. */
+  indexed_at?: string;
+  last_duration_ms?: number;
+  progress?: RepoProgress;
+  error?: string;
+}
+
+export interface SupervisorStatus {
+  pid: number;
+  zoekt_url: string;
+  started_at: string;
+  leases: number;
+  /** Completed checks of the whole list: a client that asked for a check waits for the next one. */
+  pass: number;
+  /** The list the supervisor reads: a file, or the --repo folders. */
+  list: string;
+  list_errors: string[];
+  repos: RepoStatus[];
+  /** Set by a server that serves before the supervisor's first status arrived. */
+  starting?: boolean;
+  /** Zoekt could not be started (or restarted). */
+  zoekt_error?: string;
+}
+
+let current: (() => SupervisorStatus | undefined) | undefined;
+
+/** Installed by the local serve command; absent when zoekt-mcp serves a Zoekt run elsewhere. */
+export function setLocalStatusSource(source: () => SupervisorStatus | undefined): void {
+  current = source;
+}
+
+export function localStatus(): SupervisorStatus | undefined {
+  return current?.();
+}
+
+/** "about 12 s" from milliseconds. */
+export function roughly(ms: number): string {
+  const s = Math.max(1, Math.round(ms / 1000));
+  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+/** How to say one repository's indexing state to a person or an agent. */
+export function describeRepo(r: RepoStatus): string {
+  if (r.state === 'indexing' && r.progress) {
+    const p = r.progress;
+    const left = Math.max(0, p.estimated_ms - p.elapsed_ms);
+    return `${r.name}: indexing ${p.files} files (${(p.bytes / 1e6).toFixed(1)} MB), ~${p.percent}% after ${roughly(p.elapsed_ms)}, about ${roughly(left)} left`;
+  }
+  if (r.state === 'error') return `${r.name}: indexing failed: ${r.error ?? 'unknown error'}`;
+  if (r.state === 'ready') return `${r.name}: indexed ${r.indexed_at ?? ''}`.trim();
+  return `${r.name}: ${r.state === 'checking' ? 'checking for changes' : 'queued for indexing'}`;
+}
+
+/** Milliseconds until a repository that is not indexed yet probably is: what to tell a caller. */
+export function retryAfterMs(r: RepoStatus): number {
+  if (r.state === 'indexing' && r.progress) return Math.min(60_000, Math.max(1000, r.progress.estimated_ms - r.progress.elapsed_ms + 1000));
+  return 5000;
+}

@@ -1,0 +1,279 @@
+/**
+ * The serve command as an MCP client runs it (`bash scripts/serve.sh`, stdio) on a set-up
+ * machine: it answers at once without re-indexing, clients share one Zoekt and may quit in any
+ * order, the index follows commits, edits and the list, and a first index shows its progress.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeSearchOutput } from '../../src/search/code.js';
+import type { ListReposOutput } from '../../src/search/repos.js';
+import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
+import { call, failed, ok, textOf } from '../support/mcp.js';
+import { FIXTURES, ROOT } from '../support/zoekt.js';
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-local-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A git repository copied from a fixture, with one commit. */
+function gitRepo(fixture: string, dir: string, name?: string): string {
+  cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  if (name) gitIn(dir, 'config', 'zoekt.name', name);
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-q', '-m', 'first');
+  return dir;
+}
+
+async function search(c: LocalClient, query: string): Promise<CodeSearchOutput> {
+  return ok<CodeSearchOutput>(await call(c.client, 'search_code', { query, context_lines: 0 }));
+}
+
+async function names(c: LocalClient): Promise<string[]> {
+  return ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos.map((r) => r.name);
+}
+
+describe('a set-up machine', () => {
+  let data: string;
+  let repo: string;
+  beforeAll(async () => {
+    data = join(work, 'data-start');
+    repo = gitRepo('rustlib', join(work, 'rustlib'), 'acme/rustlib');
+    // The set-up step: indexes with progress, then exits.
+    const out = execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'index'], { env: serveEnv({ data, repos: repo }), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(out).toBe('');
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+
+  it('serves initialize and tools/list at once, starting Zoekt but re-indexing nothing', async () => {
+    const before = readFileSync(join(data, 'state.json'), 'utf8');
+    const c = await spawnServe({ data, repos: repo });
+    try {
+      process.stderr.write(`serve.sh on a set-up machine: initialize + tools/list in ${c.startMs.toFixed(0)} ms (bench/serve-start.mjs measures it)\n`);
+      const h = await allIndexed(c.client);
+      expect(h.status).toBe('ok');
+      expect(JSON.parse(readFileSync(join(data, 'state.json'), 'utf8'))).toEqual(JSON.parse(before));
+      expect(readFileSync(join(data, 'supervisor.log'), 'utf8').match(/indexing acme\/rustlib/g)).toHaveLength(1);
+      const out = await search(c, 'fn start');
+      expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('acme/rustlib/src/server.rs');
+      expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/index: acme\/rustlib indexed \d+ s ago, current/);
+    } finally {
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 60_000);
+
+  it('two set-ups at once share one supervisor and leave one sound index', async () => {
+    const fresh = join(work, 'data-two-setups');
+    const run = () =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        const child = spawn('bash', [join(ROOT, 'scripts/setup.sh'), 'index'], { env: serveEnv({ data: fresh, repos: repo }), stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.on('exit', (code) => resolve({ code, err }));
+      });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect(a.code, a.err).toBe(0);
+    expect(b.code, b.err).toBe(0);
+    expect(`${a.err}${b.err}`).toMatch(/1 of 1 repositories indexed/);
+    expect(readdirSync(join(fresh, 'index')).filter((f) => f.endsWith('.zoekt'))).toEqual(['acme%2Frustlib_v16.00000.zoekt']);
+    expect(readFileSync(join(fresh, 'supervisor.log'), 'utf8').match(/indexing acme\/rustlib/g)).toHaveLength(1);
+    expect(await supervisorGone(fresh)).toBe(true);
+  }, 120_000);
+
+  it('a supervisor killed outright is replaced at once; the new one adopts its Zoekt and clients keep working', async () => {
+    const c = await spawnServe({ data, repos: repo });
+    try {
+      const first = await supervisorStatus(data);
+      const zoektPid = Number(readFileSync(join(data, 'zoekt-webserver.pid'), 'utf8'));
+      process.kill(first!.pid, 'SIGKILL');
+      expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+      const next = await waitFor('a new supervisor', async () => {
+        const st = await supervisorStatus(data);
+        return st && st.pid !== first!.pid ? st : undefined;
+      });
+      expect(next.zoekt_url).toBe(first!.zoekt_url);
+      expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toContain(`adopting zoekt-webserver ${zoektPid}`);
+      expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+      await c.close();
+      expect(await supervisorGone(data)).toBe(true);
+      await waitFor('its Zoekt stopped', async () => !existsSync(`/proc/${zoektPid}`) || readFileSync(`/proc/${zoektPid}/stat`, 'utf8').includes(') Z'));
+    } finally {
+      await c.close().catch(() => undefined);
+    }
+  }, 60_000);
+
+  it('--repo PATH, or a folder as the first argument, serves that folder alone', async () => {
+    const plain = join(work, 'one-project');
+    cpSync(join(FIXTURES, 'javaapp'), plain, { recursive: true });
+    const home = work; // names are paths under the home folder
+    for (const args of [['--repo', plain], [plain]]) {
+      const c = await spawnServe({ data: join(work, 'data-repo-flag'), extra: { HOME: home } }, args);
+      try {
+        await allIndexed(c.client);
+        expect(await names(c)).toEqual(['one-project']);
+      } finally {
+        await c.close();
+      }
+    }
+    const projects = join(work, 'data-repo-flag', 'projects');
+    for (const p of readdirSync(projects)) expect(await supervisorGone(join(projects, p))).toBe(true);
+  }, 60_000);
+
+  function orders(n: number): number[][] {
+    if (n === 1) return [[0]];
+    return orders(n - 1).flatMap((o) => Array.from({ length: n }, (_, i) => [...o.slice(0, i), n - 1, ...o.slice(i)]));
+  }
+
+  it.each([2, 3])('%i clients spawned at once share one Zoekt; quitting in every order, each call is answered', async (n) => {
+    for (const order of orders(n)) {
+      const clients = await Promise.all(Array.from({ length: n }, () => spawnServe({ data, repos: repo })));
+      try {
+        const pids = new Set<number>();
+        for (const c of clients) {
+          expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+        }
+        const st = await supervisorStatus(data);
+        pids.add(st!.pid);
+        const open = new Set(clients);
+        for (const i of order) {
+          await clients[i]!.close();
+          open.delete(clients[i]!);
+          for (const c of open) {
+            const out = await search(c, 'fn start');
+            expect(out.results.length, `order ${order.join(',')}`).toBeGreaterThan(0);
+          }
+        }
+        expect(pids.size).toBe(1);
+      } finally {
+        await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      }
+      expect(await supervisorGone(data)).toBe(true);
+    }
+  }, 120_000);
+});
+
+describe('the index follows the code and the list', () => {
+  let data: string;
+  let list: string;
+  let git: string;
+  let plain: string;
+  let c: LocalClient;
+  beforeAll(async () => {
+    data = join(work, 'data-follow');
+    const base = join(work, 'follow');
+    mkdirSync(base);
+    git = gitRepo('gosvc', join(base, 'gosvc'));
+    plain = join(base, 'notes');
+    cpSync(join(FIXTURES, 'pytools'), plain, { recursive: true });
+    list = join(base, 'repos');
+    // A git root, a subdirectory of it (its own plain repository), a plain folder.
+    writeFileSync(list, '# test list\ngosvc\ngosvc/internal\nnotes\n');
+    c = await spawnServe({ data, repos: list });
+    await allIndexed(c.client);
+  }, 120_000);
+  afterAll(async () => {
+    await c?.close();
+    await supervisorGone(data);
+  });
+
+  it('names each entry by its path relative to the list, and indexes exactly that directory', async () => {
+    expect(await names(c)).toEqual(['gosvc', 'gosvc/internal', 'notes']);
+    const inner = ok<CodeSearchOutput>(await call(c.client, 'search_code', { query: 'package', repos: ['gosvc/internal'], limit: 50 }));
+    expect(inner.results.length).toBeGreaterThan(0);
+    expect(inner.results.every((r) => !r.path.startsWith('internal/'))).toBe(true);
+  });
+
+  it('a commit is searchable within seconds, without a restart', async () => {
+    writeFileSync(join(git, 'committed.go'), 'package main\n\nfunc committedMarkerFunc() {}\n');
+    gitIn(git, 'add', '-A');
+    gitIn(git, 'commit', '-q', '-m', 'more');
+    const out = await waitFor('the commit indexed', async () => {
+      const r = await search(c, 'committedMarkerFunc');
+      return r.results.length ? r : undefined;
+    });
+    expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual(['gosvc/committed.go']);
+    // Incrementally: a delta of the one changed file, not the whole repository again.
+    expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing gosvc \(.*\n(.*\n)*?.*attempting to index 1 total files/);
+  }, 60_000);
+
+  it('an edited file of a plain directory is searchable within seconds, its old text gone', async () => {
+    const file = join(plain, 'acme_tools/__init__.py');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('a small worker server', 'an edited_marker_text server'));
+    const old = async () => ok<CodeSearchOutput>(await call(c.client, 'search_code', { query: 'acme_tools: a small worker server', literal: true, repos: ['notes'] })).results;
+    expect(await old()).toHaveLength(1);
+    const out = await waitFor('the edit indexed', async () => {
+      const r = await search(c, 'edited_marker_text');
+      return r.results.length ? r : undefined;
+    });
+    expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual(['notes/acme_tools/__init__.py']);
+    expect(await old()).toEqual([]);
+    expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing notes \(.*\n(.*\n)*?.*attempting to index 1 total files/);
+  }, 60_000);
+
+  it('an entry added to the list is indexed; one taken off leaves the index; a bad one is named by its line', async () => {
+    const extra = join(work, 'follow', 'extra');
+    mkdirSync(extra);
+    writeFileSync(join(extra, 'x.ts'), 'export const addedEntryMarker = 1;\n');
+    writeFileSync(list, '# test list\ngosvc\ngosvc/internal\nextra\nno-such-dir\n');
+    await waitFor('the new entry searchable', async () => (await search(c, 'addedEntryMarker')).results.length > 0);
+    await waitFor('notes gone', async () => !(await names(c)).includes('notes'));
+    expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('notes_'))).toBe(false);
+    // The supervisor's status reaches the server a moment (at most 100 ms) after Zoekt's index changed.
+    const h = await waitFor('the list error reported', async () => {
+      const x = await health(c.client);
+      return x.indexing!.list_errors.length ? x : undefined;
+    });
+    expect(h.indexing!.list_errors).toEqual([expect.stringMatching(/repos:5: no-such-dir: no such directory/)]);
+    expect(h.status).toBe('degraded');
+    // The set-up step refuses the list, naming the line.
+    let failedSetup = '';
+    try {
+      execFileSync('node', [join(ROOT, 'dist/local/serve.js'), '--setup'], { env: serveEnv({ data, repos: list }), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      failedSetup = String((err as { stderr: string }).stderr);
+    }
+    expect(failedSetup).toMatch(/error: .*repos:5: no-such-dir: no such directory/);
+  }, 60_000);
+});
+
+describe('a first index', () => {
+  it('shows progress through get_health, and a search waiting for it is told to retry', async () => {
+    const data = join(work, 'data-progress');
+    const repo = gitRepo('webapp', join(work, 'webapp'), 'acme/webapp');
+    // Universal Ctags held at a gate: the index cannot finish before the test has looked.
+    const gate = join(work, 'gate');
+    writeFileSync(gate, '');
+    const bin = join(work, 'slow-bin');
+    mkdirSync(bin);
+    const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const c = await spawnServe({ data, repos: repo, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    try {
+      const h = await waitFor('indexing progress', async () => {
+        const x = await health(c.client);
+        return x.indexing?.repos[0]?.state === 'indexing' && x.indexing.repos[0].progress ? x : undefined;
+      });
+      expect(h.status).toBe('degraded');
+      expect(h.indexing!.repos[0]!.progress!.files).toBeGreaterThan(0);
+      expect(h.hint).toMatch(/acme\/webapp: indexing \d+ files .*% after .* left/);
+      const err = failed(await call(c.client, 'search_code', { query: 'export' }));
+      expect(err.code).toBe('UNAVAILABLE');
+      expect(err.retryable).toBe(true);
+      expect(err.message).toMatch(/not indexed yet \(acme\/webapp: indexing/);
+      expect(err.hint).toMatch(/Retry the same call in about \d+ (s|min)/);
+      rmSync(gate);
+      await allIndexed(c.client);
+      expect((await search(c, 'export')).results.length).toBeGreaterThan(0);
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+});

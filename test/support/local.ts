@@ -1,0 +1,166 @@
+/**
+ * The local serve command as MCP clients run it: `bash scripts/serve.sh` spawned over stdio, each
+ * spawn holding a lease on the data folder's shared supervisor. Every test gets a data folder of
+ * its own (so a supervisor of its own) and stops what it started.
+ */
+import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { socketFor } from '../../src/local/lease.js';
+import type { SupervisorStatus } from '../../src/local/status.js';
+import { call, ok } from './mcp.js';
+import { ROOT, TOOLS_DIR } from './zoekt.js';
+
+export const SERVE = join(ROOT, 'scripts/serve.sh');
+
+export interface LocalEnv {
+  data: string;
+  /** ZOEKT_MCP_REPOS: a list file or a folder. */
+  repos?: string;
+  lingerMs?: number;
+  pollMs?: number;
+  extra?: Record<string, string>;
+}
+
+export function serveEnv(e: LocalEnv): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
+    ZOEKT_MCP_DATA: e.data,
+    ZOEKT_PORT: '0',
+    ZOEKT_MCP_LINGER_MS: String(e.lingerMs ?? 0),
+    ZOEKT_MCP_POLL_MS: String(e.pollMs ?? 300),
+    ZOEKT_MCP_LOG_LEVEL: 'warn',
+    ...(e.repos ? { ZOEKT_MCP_REPOS: e.repos } : {}),
+    ...e.extra,
+  };
+}
+
+export interface LocalClient {
+  client: Client;
+  stderr(): string;
+  /** Milliseconds from spawn to `initialize` and `tools/list` answered. */
+  startMs: number;
+  close(): Promise<void>;
+}
+
+/** Spawns the client's configured command and connects, timing initialize + tools/list. */
+export async function spawnServe(e: LocalEnv, args: string[] = []): Promise<LocalClient> {
+  const started = performance.now();
+  const transport = new StdioClientTransport({ command: 'bash', args: [SERVE, ...args], env: serveEnv(e), stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const client = new Client({ name: 'local-serve-test', version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools();
+  const startMs = performance.now() - started;
+  return { client, stderr: () => stderr, startMs, close: () => client.close() };
+}
+
+/** The supervisor's status, read through a lease of our own (dropped at once); undefined when none runs. */
+export async function supervisorStatus(data: string): Promise<SupervisorStatus | undefined> {
+  return new Promise((resolve) => {
+    const s = connect(socketFor(data));
+    let buf = '';
+    const t = setTimeout(() => {
+      s.destroy();
+      resolve(undefined);
+    }, 5000);
+    s.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(t);
+        s.destroy();
+        resolve(JSON.parse(buf.slice(0, nl)) as SupervisorStatus);
+      }
+    });
+    s.on('error', () => {
+      clearTimeout(t);
+      resolve(undefined);
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for the data folder's supervisor to leave (clients gone, linger over); kills it after `ms`. */
+export async function supervisorGone(data: string, ms = 15_000): Promise<boolean> {
+  const st = await supervisorStatus(data);
+  if (!st) return true;
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!alive(st.pid)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  process.kill(st.pid, 'SIGTERM');
+  return false;
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+export interface HealthWithIndexing {
+  status: string;
+  hint?: string;
+  indexing?: {
+    list_errors: string[];
+    repos: { name: string; state: string; has_index: boolean; indexed_at?: string; progress?: { percent: number; files: number; elapsed_ms: number } }[];
+  };
+}
+
+export async function health(client: Client): Promise<HealthWithIndexing> {
+  return ok<HealthWithIndexing>(await call(client, 'get_health', {}));
+}
+
+/** Waits until every listed repository is indexed and current. */
+export async function allIndexed(client: Client, ms = 90_000): Promise<HealthWithIndexing> {
+  return waitFor(
+    'every repository indexed',
+    async () => {
+      const h = await health(client);
+      return h.indexing && h.indexing.repos.length > 0 && h.indexing.repos.every((r) => r.state === 'ready') ? h : undefined;
+    },
+    ms,
+  );
+}
+
+export function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+}
+
+export function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: gitEnv() });
+}
