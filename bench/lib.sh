@@ -17,6 +17,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal (Ctrl-C, timeout) ends the script through its EXIT trap, so its servers stop too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # start_zoekt INDEX_DIR [CORE]: serves INDEX_DIR on a free loopback port (pinned to CORE, with one
 # Go thread, when given) and sets zoekt_url once it answers.
