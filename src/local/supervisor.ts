@@ -17,7 +17,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fingerprint, hasShards, measure, removeShards, shadowDir, startIndex, type IndexerPaths } from './indexer.js';
 import { readRepoList, type RepoEntry } from './repos.js';
@@ -57,7 +57,6 @@ const say = (msg: string) => process.stderr.write(`${new Date().toISOString()} s
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Supervisor {
-  private server?: Server;
   private leases = new Set<Socket>();
   private lingerTimer?: NodeJS.Timeout;
   private zoekt?: ChildProcess;
@@ -95,8 +94,7 @@ export class Supervisor {
       server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)));
       server.listen(this.opts.socket, () => resolve(true));
     });
-    if (bound) this.server = server;
-    else if (!this.opts.socket.startsWith('\0') && !(await answersSocket(this.opts.socket))) {
+    if (!bound && !this.opts.socket.startsWith('\0') && !(await answersSocket(this.opts.socket))) {
       // A socket file left by a supervisor that died (abstract sockets never linger): take it over.
       rmSync(this.opts.socket, { force: true });
       return this.claim();

@@ -19,7 +19,7 @@ import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
 import { NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';
-import type { Window } from './window-cache.js';
+import { derived, type Window } from './window-cache.js';
 
 /** Files whose matched lines one restricted search fetches for the path-ordered part. */
 const TAIL_BLOCK = 100;
@@ -55,12 +55,10 @@ function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pi
   return { complete: !stopped, ...(partial ? { partial } : {}) };
 }
 
-/** The path-ordered part of a walk, worked out once per listing and ranked window it came from. */
-const tails = new WeakMap<Window, WeakMap<Window, FileHit[]>>();
-
+/** The path-ordered part of a walk: the listing's files not in the ranked head, by path. */
 function tailOf(listing: Window, head: Window, headFiles: FileHit[], walkFiles: number): FileHit[] {
-  const byHead = tails.get(listing) ?? new WeakMap<Window, FileHit[]>();
-  tails.set(listing, byHead);
+  // Depends on both windows: one table per listing, keyed by the head window.
+  const byHead = derived(listing, 'tails', () => new WeakMap<Window, FileHit[]>());
   let tail = byHead.get(head);
   if (!tail) {
     const inHead = new Set(headFiles.map(fileId));
@@ -74,18 +72,11 @@ function tailOf(listing: Window, head: Window, headFiles: FileHit[], walkFiles: 
  * A whole answer held in one window, in walk order: the best `rankedFiles` by relevance, the rest
  * by path. The same order a listing gives, whatever size the window happens to have.
  */
-const orders = new WeakMap<Window, Map<number, FileHit[]>>();
-
 function walkOrder(window: Window, rankedFiles: number): FileHit[] {
-  const byLimit = orders.get(window) ?? new Map<number, FileHit[]>();
-  orders.set(window, byLimit);
-  let order = byLimit.get(rankedFiles);
-  if (!order) {
+  return derived(window, `order\u0000${rankedFiles}`, () => {
     const ranked = sortRanked(window.files, FILE_ORDER);
-    order = [...ranked.slice(0, rankedFiles), ...ranked.slice(rankedFiles).sort(comparePaths)];
-    byLimit.set(rankedFiles, order);
-  }
-  return order;
+    return [...ranked.slice(0, rankedFiles), ...ranked.slice(rankedFiles).sort(comparePaths)];
+  });
 }
 
 const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;

@@ -12,6 +12,7 @@ import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { toFileResult } from './code.js';
 import { walkFiles, type FileWalkPage } from './file-walk.js';
+import { derived } from './window-cache.js';
 import { zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
@@ -69,9 +70,6 @@ const FILES_PER_STEP = 50;
 const LINES_PER_FILE = 1 << 20;
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
 const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
-
-/** Usage counts of a cached window, per set of definitions (which lines count depends on them). */
-const countMemo = new WeakMap<object, Map<string, { lines: number; files: number }>>();
 
 const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${path}\u0000${line}`;
 
@@ -140,18 +138,15 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
         ? step.ranked
         : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1 });
     // Later pages count the same window again: once per window and set of definitions is enough.
-    const memo = countMemo.get(window) ?? new Map<string, { lines: number; files: number }>();
-    countMemo.set(window, memo);
-    let counts = memo.get(definitions);
-    if (!counts) {
-      counts = { lines: 0, files: 0 };
+    const counts = derived(window, `usages\u0000${definitions}`, () => {
+      const c = { lines: 0, files: 0 };
       for (const f of window.files) {
         const n = usagesOf(f).length;
-        counts.lines += n;
-        if (n > 0) counts.files++;
+        c.lines += n;
+        if (n > 0) c.files++;
       }
-      memo.set(definitions, counts);
-    }
+      return c;
+    });
     return { ...counts, exact: window.exhausted };
   };
   const page = await paginate({

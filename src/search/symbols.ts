@@ -17,7 +17,7 @@ import { normalizeKind, parseKinds, type Kind } from './kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
-import type { Window } from './window-cache.js';
+import { derived, type Window } from './window-cache.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -270,10 +270,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       const { files, window } = await candidateFiles(searcher, query, offset === 0, signal);
       // Later pages of a walk rank the same cached window again: once per window and filter.
       const memoKey = JSON.stringify([args.name, args.regex, caseSensitive, args.kinds]);
-      const memo = rankedMemo.get(window) ?? new Map<string, Ranked[]>();
-      rankedMemo.set(window, memo);
-      ranked = memo.get(memoKey) ?? [];
-      if (!memo.has(memoKey)) {
+      ranked = derived(window, `symbols\u0000${memoKey}`, () => {
+        const out: Ranked[] = [];
         for (const file of files) {
           for (const { symbol, scope } of symbolsOf(file)) {
             if (pattern.parent) {
@@ -281,12 +279,11 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
               if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
             }
             if (kinds && !kinds.has(symbol.kind as Kind)) continue;
-            ranked.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
+            out.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
           }
         }
-        ranked.sort(compareRanked);
-        memo.set(memoKey, ranked);
-      }
+        return out.sort(compareRanked);
+      });
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranked.length > offset + limit,
@@ -309,9 +306,6 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     ...pagingOutput(page),
   };
 }
-
-/** Ranked symbols of a cached candidate window, per name pattern and kinds. */
-const rankedMemo = new WeakMap<object, Map<string, Ranked[]>>();
 
 function candidatesBound(): { reason: string; hint: string } {
   const most = FILE_WINDOWS[FILE_WINDOWS.length - 1]!.toLocaleString('en-US');

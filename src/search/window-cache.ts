@@ -74,3 +74,16 @@ export class WindowCache {
     return this.lru !== undefined;
   }
 }
+
+const derivedValues = new WeakMap<object, Map<string, unknown>>();
+
+/**
+ * A value worked out from a window (its walk order, ranked symbols, usage counts), kept as long
+ * as the window is: later pages served from the same cached window do not work it out again.
+ */
+export function derived<T>(window: object, key: string, compute: () => T): T {
+  let values = derivedValues.get(window);
+  if (!values) derivedValues.set(window, (values = new Map()));
+  if (!values.has(key)) values.set(key, compute());
+  return values.get(key) as T;
+}
