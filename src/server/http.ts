@@ -14,7 +14,7 @@ import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
 import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
-import { buildServer, type ServerDeps } from './build.js';
+import { connectServer, type ServerDeps } from './build.js';
 import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
@@ -55,11 +55,10 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
 
   const streamable: Handler = async (req, res) => {
     const body = await readJsonBody(req);
-    const server = buildServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The client going away ends the call: closing the transport aborts the tool's signal.
     res.on('close', () => void transport.close().catch(() => undefined));
-    await server.connect(transport);
+    await connectServer(deps, transport);
     await transport.handleRequest(req, res, body);
   };
 
