@@ -62,6 +62,12 @@ describe('a set-up machine', () => {
       const out = await search(c, 'fn start');
       expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('acme/rustlib/src/server.rs');
       expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/index: acme\/rustlib indexed \d+ s ago, current/);
+      // How old the index is, in the structured answer too.
+      expect(out.index_age).toEqual([{ repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' }]);
+      expect(out.stats.complete).toBe(true);
+      expect(out.partial).toBeUndefined();
+      const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos;
+      expect(listed).toEqual([expect.objectContaining({ name: 'acme/rustlib', index_state: 'current', index_age_s: expect.any(Number), index_time: expect.any(String) })]);
     } finally {
       await c.close();
     }
@@ -243,37 +249,62 @@ describe('the index follows the code and the list', () => {
 });
 
 describe('a first index', () => {
-  it('shows progress through get_health, and a search waiting for it is told to retry', async () => {
+  it('shows progress through get_health; a search that needs it is told to retry, one that got results from the others says it is partial', async () => {
     const data = join(work, 'data-progress');
+    const ready = gitRepo('rustlib', join(work, 'rustlib-progress'), 'acme/rustlib');
     const repo = gitRepo('webapp', join(work, 'webapp'), 'acme/webapp');
-    // Universal Ctags held at a gate: the index cannot finish before the test has looked.
+    const list = join(work, 'progress-repos');
+    writeFileSync(list, `${ready}\n`);
+    // Universal Ctags held at a gate: an index cannot finish before the test has looked.
     const gate = join(work, 'gate');
-    writeFileSync(gate, '');
     const bin = join(work, 'slow-bin');
     mkdirSync(bin);
     const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
     writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
-    const c = await spawnServe({ data, repos: repo, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    const c = await spawnServe({ data, repos: list, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     try {
+      await allIndexed(c.client);
+      writeFileSync(gate, '');
+      writeFileSync(list, `${ready}\n${repo}\n`);
       const h = await waitFor('indexing progress', async () => {
         const x = await health(c.client);
-        return x.indexing?.repos[0]?.state === 'indexing' && x.indexing.repos[0].progress ? x : undefined;
+        const r = x.indexing?.repos.find((e) => e.name === 'acme/webapp');
+        return r?.state === 'indexing' && r.progress ? x : undefined;
       });
       expect(h.status).toBe('degraded');
-      expect(h.indexing!.repos[0]!.progress!.files).toBeGreaterThan(0);
+      expect(h.indexing!.repos[1]!.progress!.files).toBeGreaterThan(0);
       expect(h.hint).toMatch(/acme\/webapp: indexing \d+ files .*% after .* left/);
-      const err = failed(await call(c.client, 'search_code', { query: 'export' }));
+      // Needs only the repository being indexed: nothing to show, so retry.
+      const err = failed(await call(c.client, 'search_code', { query: 'export', repos: ['acme/webapp'] }));
       expect(err.code).toBe('UNAVAILABLE');
       expect(err.retryable).toBe(true);
       expect(err.message).toMatch(/not indexed yet \(acme\/webapp: indexing/);
       expect(err.hint).toMatch(/Retry the same call in about \d+ (s|min)/);
+      // Covers both: the results of the indexed one, said to be partial, with when to retry.
+      const part = await search(c, 'fn start');
+      expect(part.results.map((r) => r.repo)).toContain('acme/rustlib');
+      expect(part.stats.complete).toBe(false);
+      expect(part.partial!.reason).toMatch(/a repository this call covers is not indexed yet, so its results are missing \(acme\/webapp: indexing/);
+      expect(part.partial!.hint).toMatch(/Retry the same call in about \d+ (s|min) for the whole answer/);
+      expect(part.index_age).toEqual([
+        { repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' },
+        { repo: 'acme/webapp', state: 'indexing', retry_after_s: expect.any(Number) },
+      ]);
+      expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/partial: a repository this call covers is not indexed yet/);
+      const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {}));
+      expect(listed.repos.map((r) => [r.name, r.index_state])).toEqual([['acme/rustlib', 'current']]);
+      expect(listed.partial!.reason).toMatch(/acme\/webapp: indexing/);
       rmSync(gate);
       await allIndexed(c.client);
       expect((await search(c, 'export')).results.length).toBeGreaterThan(0);
+      const whole = await search(c, 'fn start');
+      expect(whole.stats.complete).toBe(true);
+      expect(whole.partial).toBeUndefined();
+      expect(whole.index_age!.map((a) => a.state)).toEqual(['current']);
     } finally {
       if (existsSync(gate)) rmSync(gate);
       await c.close();
     }
     expect(await supervisorGone(data)).toBe(true);
-  }, 120_000);
+  }, 180_000);
 });
