@@ -4,10 +4,11 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
@@ -140,28 +141,35 @@ describe('a set-up machine', () => {
     for (const order of orders(n)) {
       const clients = await Promise.all(Array.from({ length: n }, () => spawnServe({ data, repos: repo })));
       try {
-        const pids = new Set<number>();
         for (const c of clients) {
           expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
         }
-        const st = await supervisorStatus(data);
-        pids.add(st!.pid);
+        const shared = (await supervisorStatus(data))!;
+        expect(shared.leases).toBeGreaterThanOrEqual(n);
         const open = new Set(clients);
         for (const i of order) {
-          await clients[i]!.close();
-          open.delete(clients[i]!);
+          const quitting = clients[i]!;
+          open.delete(quitting);
+          // The others' calls are in flight while this client quits.
+          const inFlight = [...open].map((c) => search(c, 'fn start'));
+          await quitting.close();
+          for (const out of await Promise.all(inFlight)) expect(out.results.length, `order ${order.join(',')}`).toBeGreaterThan(0);
           for (const c of open) {
             const out = await search(c, 'fn start');
             expect(out.results.length, `order ${order.join(',')}`).toBeGreaterThan(0);
           }
+          if (open.size) {
+            // Still the one supervisor, and the one Zoekt, that every client started with.
+            const st = (await supervisorStatus(data))!;
+            expect([st.pid, st.zoekt_url], `order ${order.join(',')}`).toEqual([shared.pid, shared.zoekt_url]);
+          }
         }
-        expect(pids.size).toBe(1);
       } finally {
         await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       }
       expect(await supervisorGone(data)).toBe(true);
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('the index follows the code and the list', () => {
@@ -230,6 +238,8 @@ describe('the index follows the code and the list', () => {
     await waitFor('the new entry searchable', async () => (await search(c, 'addedEntryMarker')).results.length > 0);
     await waitFor('notes gone', async () => !(await names(c)).includes('notes'));
     expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('notes_'))).toBe(false);
+    // Its snapshot copy went with it.
+    expect(readdirSync(join(data, 'shadow'))).not.toContain(basename(shadowDir({ shadows: join(data, 'shadow') } as IndexerPaths, { dir: realpathSync(plain) })));
     // The supervisor's status reaches the server a moment (at most 100 ms) after Zoekt's index changed.
     const h = await waitFor('the list error reported', async () => {
       const x = await health(c.client);
@@ -246,6 +256,19 @@ describe('the index follows the code and the list', () => {
     }
     expect(failedSetup).toMatch(/error: .*repos:5: no-such-dir: no such directory/);
   }, 60_000);
+
+  it('an entry taken off while no supervisor runs, its state lost, leaves the index at the next start', async () => {
+    await c.close();
+    expect(await supervisorGone(data)).toBe(true);
+    expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('extra_'))).toBe(true);
+    writeFileSync(list, '# test list\ngosvc\ngosvc/internal\n');
+    rmSync(join(data, 'state.json'));
+    c = await spawnServe({ data, repos: list });
+    await allIndexed(c.client);
+    expect(await names(c)).toEqual(['gosvc', 'gosvc/internal']);
+    expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('extra_'))).toBe(false);
+    expect(readdirSync(join(data, 'shadow'))).toHaveLength(2);
+  }, 120_000);
 });
 
 describe('a first index', () => {
