@@ -72,6 +72,10 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
   };
 }
 
+function repositories(n: number): string {
+  return `${n} ${n === 1 ? 'repository' : 'repositories'}`;
+}
+
 function done(r: SupervisorStatus['repos'][number]): boolean {
   return r.state === 'ready' || r.state === 'error';
 }
@@ -100,25 +104,33 @@ async function setup(opts: SupervisorOptions): Promise<number> {
     }
     lastTime = now;
   };
+  // A bad line is said at once (and the set-up fails at the end), not after a long first index.
+  const saidErrors = new Set<string>();
+  const sayErrors = (s: SupervisorStatus) => {
+    for (const e of s.list_errors) {
+      if (!saidErrors.has(e)) say(`error: ${e}`);
+      saidErrors.add(e);
+    }
+  };
   return new Promise<number>((resolvePromise) => {
     const check = (s: SupervisorStatus) => {
+      sayErrors(s);
       show(s, Date.now() - lastTime > (tty ? 2000 : 10_000));
       if (s.pass <= firstPass) return;
       if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
-        for (const e of s.list_errors) say(`error: ${e}`);
         const failed = s.repos.filter((r) => r.state === 'error');
-        say(`${s.repos.length - failed.length} of ${s.repos.length} repositories indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})`);
+        const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${opts.list.label}, named above` : '';
+        say(`${s.repos.length - failed.length} of ${repositories(s.repos.length)} indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})${bad}`);
         lease.close();
         resolvePromise(failed.length || s.list_errors.length ? 1 : 0);
       } else if (s.repos.length === 0 && s.list_errors.length) {
-        for (const e of s.list_errors) say(`error: ${e}`);
         lease.close();
         resolvePromise(1);
       }
     };
     // Results of the check that follows this connection, not of an earlier one.
     const firstPass = lease.status().pass;
-    say(`Zoekt at ${lease.status().zoekt_url}; checking ${lease.status().repos.length} repositories of ${opts.list.label}`);
+    say(`Zoekt at ${lease.status().zoekt_url}; checking ${repositories(lease.status().repos.length)} of ${opts.list.label}`);
     lease.onStatus(check);
     lease.poke();
     check(lease.status());

@@ -87,7 +87,7 @@ describe('a set-up machine', () => {
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.code, a.err).toBe(0);
     expect(b.code, b.err).toBe(0);
-    expect(`${a.err}${b.err}`).toMatch(/1 of 1 repositories indexed/);
+    expect(`${a.err}${b.err}`).toMatch(/1 of 1 repository indexed/);
     expect(readdirSync(join(fresh, 'index')).filter((f) => f.endsWith('.zoekt'))).toEqual(['acme%2Frustlib_v16.00000.zoekt']);
     expect(readFileSync(join(fresh, 'supervisor.log'), 'utf8').match(/indexing acme\/rustlib/g)).toHaveLength(1);
     expect(await supervisorGone(fresh)).toBe(true);
