@@ -272,6 +272,38 @@ describe('the index follows the code and the list', () => {
 });
 
 describe('a first index', () => {
+  it('an indexer left running by a supervisor killed outright is stopped by the next one before it indexes', async () => {
+    const data = join(work, 'data-orphan-indexer');
+    const repo = gitRepo('webapp', join(work, 'webapp-orphan'), 'acme/webapp');
+    const gate = join(work, 'gate-orphan');
+    const bin = join(work, 'slow-bin-orphan');
+    mkdirSync(bin);
+    const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(gate, '');
+    const c = await spawnServe({ data, repos: repo, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    try {
+      await waitFor('the indexer started', async () => existsSync(join(data, 'indexer.pid')));
+      const indexer = Number(readFileSync(join(data, 'indexer.pid'), 'utf8'));
+      const first = (await supervisorStatus(data))!;
+      process.kill(first.pid, 'SIGKILL');
+      await waitFor('the next supervisor', async () => {
+        const st = await supervisorStatus(data);
+        return st && st.pid !== first.pid;
+      });
+      await waitFor('the orphan indexer stopped', async () => !existsSync(`/proc/${indexer}`) || readFileSync(`/proc/${indexer}/stat`, 'utf8').includes(') Z'));
+      expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toContain(`stopping zoekt-git-index ${indexer}, left by an earlier supervisor`);
+      rmSync(gate);
+      await allIndexed(c.client);
+      expect((await search(c, 'export')).results.length).toBeGreaterThan(0);
+      expect(readdirSync(join(data, 'index')).filter((f) => !f.endsWith('.meta'))).toEqual(['acme%2Fwebapp_v16.00000.zoekt']);
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 180_000);
+
   it('shows progress through get_health; a search that needs it is told to retry, one that got results from the others says it is partial', async () => {
     const data = join(work, 'data-progress');
     const ready = gitRepo('rustlib', join(work, 'rustlib-progress'), 'acme/rustlib');
