@@ -216,6 +216,16 @@ describe('the index follows the code and the list', () => {
     expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing gosvc \(.*\n(.*\n)*?.*attempting to index 1 total files/);
   }, 60_000);
 
+  it('a checkout of another branch is searchable within seconds, and so is the way back', async () => {
+    gitIn(git, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(git, 'topic.go'), 'package main\n\nfunc topicBranchMarker() {}\n');
+    gitIn(git, 'add', '-A');
+    gitIn(git, 'commit', '-q', '-m', 'topic');
+    await waitFor('the checkout indexed', async () => (await search(c, 'topicBranchMarker')).results.length > 0);
+    gitIn(git, 'checkout', '-q', 'main');
+    await waitFor('the way back indexed', async () => (await search(c, 'topicBranchMarker')).results.length === 0);
+  }, 60_000);
+
   it('an edited file of a plain directory is searchable within seconds, its old text gone', async () => {
     const file = join(plain, 'acme_tools/__init__.py');
     writeFileSync(file, readFileSync(file, 'utf8').replace('a small worker server', 'an edited_marker_text server'));
