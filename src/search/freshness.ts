@@ -18,10 +18,9 @@ export const RepoIndexAge = z.object({
   repo: z.string(),
   /** When the index was last brought up to date with the code; absent when it has none yet. */
   index_time: z.string().optional(),
-  index_age_s: z.number().int().optional(),
+  index_age_s: z.number().int().optional().describe('seconds since index_time'),
   state: IndexState,
-  /** For indexing and queued: when to call again for the new index. */
-  retry_after_s: z.number().int().optional(),
+  retry_after_s: z.number().int().optional().describe('indexing or queued: call again after this long for the new index'),
 });
 export type RepoIndexAge = z.infer<typeof RepoIndexAge>;
 

@@ -29,7 +29,7 @@ const RepoEntry = z.object({
    * Only under the local serve command (elsewhere index_time says it, and answers stay the same
    * from one second to the next): seconds since index_time, and whether that index is current.
    */
-  index_age_s: z.number().int().optional(),
+  index_age_s: z.number().int().optional().describe('only under the local serve command: seconds since index_time'),
   index_state: IndexState.optional(),
   has_symbols: z.boolean(),
   files: z.number().int(),
