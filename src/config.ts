@@ -219,6 +219,81 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/**
+ * What the local serve command (scripts/serve.sh, zoekt-mcp-serve) reads from the environment
+ * besides the options above: where the index and the tools live, what to index, and how the
+ * shared Zoekt behaves. As data, like OPTIONS: the README's table is generated from it, and
+ * src/local/serve.ts reads and checks every variable through it.
+ */
+export interface ServeEnvSpec {
+  env: string;
+  /** The value's placeholder: N for a whole number, else what it names. */
+  value: string;
+  default: number | { text: string };
+  description: string;
+  min?: number;
+  max?: number;
+}
+
+export const SERVE_ENV = {
+  repos: {
+    env: 'ZOEKT_MCP_REPOS',
+    value: 'PATH',
+    default: { text: '`zoekt-config/repos` in a checkout; none installed' },
+    description: 'what to index: a folder, or a file listing one folder per line (relative to the file); `--repo PATH` overrides it',
+  },
+  data: {
+    env: 'ZOEKT_MCP_DATA',
+    value: 'DIR',
+    default: { text: '`.data/` in a checkout, `~/.local/share/zoekt-mcp` installed' },
+    description: 'where the index, its state and the logs of the shared Zoekt and its supervisor live',
+  },
+  tools: {
+    env: 'ZOEKT_MCP_TOOLS_DIR',
+    value: 'DIR',
+    default: { text: '`.tools/` in a checkout, `~/.cache/zoekt-mcp/tools` installed' },
+    description: 'where Zoekt is installed (at the pinned version, in a folder of its own)',
+  },
+  port: {
+    env: 'ZOEKT_PORT',
+    value: 'N',
+    default: 6070,
+    min: 0,
+    max: 65_535,
+    description: "the shared Zoekt's port; 0 picks a free one (with `--repo`, a free one unless set)",
+  },
+  lingerMs: {
+    env: 'ZOEKT_MCP_LINGER_MS',
+    value: 'N',
+    default: 60_000,
+    min: 0,
+    max: 86_400_000,
+    description: 'how long the shared Zoekt stays up after its last client quit, so a client spawned again soon finds it running',
+  },
+  pollMs: {
+    env: 'ZOEKT_MCP_POLL_MS',
+    value: 'N',
+    default: 2000,
+    min: 100,
+    max: 3_600_000,
+    description: "how often the listed repositories' HEADs and the list itself are checked for changes (plain folders are also watched)",
+  },
+} as const satisfies Record<string, ServeEnvSpec>;
+
+/** A whole-number variable of SERVE_ENV: its default when unset or empty; throws, naming it, when out of bounds. */
+export function serveEnvNumber(spec: ServeEnvSpec, env: NodeJS.ProcessEnv): number {
+  const v = env[spec.env];
+  if (v === undefined || v === '') {
+    if (typeof spec.default !== 'number') throw new Error(`${spec.env} has no default`);
+    return spec.default;
+  }
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+    throw new Error(`${spec.env} must be a whole number from ${spec.min ?? 0} to ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
+
 const OPTION = Object.fromEntries(OPTIONS.map((o) => [o.name, o])) as Record<string, OptionSpec>;
 
 /** How the environment variable sets an option: a switch is turned on with =1. */
