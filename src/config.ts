@@ -16,6 +16,14 @@ export interface HttpConfig {
   allowedOrigins: OriginPattern[];
   /** How long in-flight calls may take to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
+  /** A connection that has not sent its whole request head by then is answered 408 and closed. */
+  headersTimeoutMs: number;
+  /** The same for the whole request, body included; the time the answer takes is not counted. */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections served; the ones past it get 503 with Retry-After on their first request. */
+  maxConnections: number;
 }
 
 export interface Config {
@@ -47,7 +55,17 @@ export const DEFAULTS: Config = {
   allowRepos: [],
 };
 
-export const HTTP_DEFAULTS = { host: '127.0.0.1', port: 3000, shutdownTimeoutMs: 10_000 } as const;
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  shutdownTimeoutMs: 10_000,
+  // Far above what a client on any network needs to send a JSON-RPC message of at most 1 MiB,
+  // far below what lets a few hundred slow connections hold the server (node's own: 60 s, 300 s).
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+} as const;
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
 const MIN_TOKEN_LENGTH = 16;
@@ -189,6 +207,46 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 0,
     max: 600_000,
     description: 'after SIGTERM or SIGINT, how long in-flight calls may finish',
+    group: 'http',
+  },
+  {
+    name: 'headers-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_HEADERS_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.headersTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'a connection that has not sent its request headers by then gets 408 and is closed; capped at --request-timeout-ms',
+    group: 'http',
+  },
+  {
+    name: 'request-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_REQUEST_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.requestTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'the same for the whole request, body included (the time the answer takes does not count)',
+    group: 'http',
+  },
+  {
+    name: 'keep-alive-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_KEEP_ALIVE_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.keepAliveTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'how long an idle kept-alive connection stays open between requests',
+    group: 'http',
+  },
+  {
+    name: 'max-connections',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_CONNECTIONS',
+    default: HTTP_DEFAULTS.maxConnections,
+    min: 1,
+    max: 65_535,
+    description: 'open connections served at once (SSE streams included); past it a request gets 503 with Retry-After, and a few more past that are not accepted at all',
     group: 'http',
   },
 ];
@@ -412,12 +470,22 @@ function loadHttp(
   const timeout = pick('shutdown-timeout-ms');
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
+  const bounded = (name: string, fallback: number): number => {
+    const v = pick(name);
+    return v ? parseBounded(name, ...v) : fallback;
+  };
   const http: HttpConfig = {
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
     port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
     allowedOrigins: [],
     shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
+    headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
+    requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
+    keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
+    maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
   };
+  // The head is part of the request: a longer wait for it than for the whole would never apply.
+  http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);
   if (token) http.authToken = parseToken(...token);
   const loopback = isLoopbackHost(http.host);
   if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth')) {

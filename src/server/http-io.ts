@@ -24,6 +24,7 @@ export class HttpError extends Error {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
   if (res.headersSent) {
     res.end();
     return;

@@ -4,8 +4,9 @@
  * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
  * keeps sessions in this process. /healthz and /readyz are probes for orchestrators.
  *
- * Every request passes, in order: path (404), Origin (403), method (405), bearer token on the MCP
- * paths (401), shutdown (503), body size (413).
+ * Every request passes, in order: connection cap on the MCP paths (503), path (404), Origin (403),
+ * method (405), bearer token on the MCP paths (401), shutdown (503), body size (413). Slow clients
+ * are cut off by the timeouts of src/server/connections.ts (408).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
 import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
+import { limitConnections, serverTimeouts } from './connections.js';
 import { buildServer, type ServerDeps } from './build.js';
 import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
 import { originAllowed } from './origins.js';
@@ -125,6 +127,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   /** Answers the checks that come before any handler; returns the route when the request may go on. */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
+    connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
     if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz)`);
     res.setHeader('vary', 'Origin');
     const origin = req.headers.origin;
@@ -182,6 +185,11 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       const route = admit(req, res, url.pathname);
       if (route) await route.handler(req, res, url);
     } catch (err) {
+      // A slow request closed by a timeout, or a client that went away: nobody to answer.
+      if (res.destroyed) {
+        log.debug('http request ended by the connection', { id, path: url.pathname, reason: err instanceof Error ? err.message : String(err) });
+        return;
+      }
       if (err instanceof HttpError) {
         sendError(res, err);
         return;
@@ -191,7 +199,8 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     }
   };
 
-  const server: Server = createServer((req, res) => void onRequest(req, res));
+  const server: Server = createServer(serverTimeouts(config), (req, res) => void onRequest(req, res));
+  const connections = limitConnections(server, config, log);
   await listen(server, config.host, config.port);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

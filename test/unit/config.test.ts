@@ -110,6 +110,11 @@ describe('loadConfig: HTTP', () => {
     expect(refused(argv as string[], env as NodeJS.ProcessEnv)).toMatch(reason);
   });
 
+  it('caps the headers timeout at the request timeout: the head is part of the request', () => {
+    expect(http(['--http', '--headers-timeout-ms', '5000', '--request-timeout-ms', '2000'])).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 2000 });
+    expect(http(['--http', '--headers-timeout-ms', '1000'])).toMatchObject({ headersTimeoutMs: 1000, requestTimeoutMs: HTTP_DEFAULTS.requestTimeoutMs });
+  });
+
   it('leaves HTTP variables alone when serving stdio', () => {
     const out = loadConfig([], { ZOEKT_MCP_PORT: 'junk', ZOEKT_MCP_HOST: '0.0.0.0' });
     expect(out.kind).toBe('run');
@@ -127,6 +132,10 @@ describe('OPTIONS: the options as data (--help and the README are made from them
     host: 'host',
     port: 'port',
     'shutdown-timeout-ms': 'shutdownTimeoutMs',
+    'headers-timeout-ms': 'headersTimeoutMs',
+    'request-timeout-ms': 'requestTimeoutMs',
+    'keep-alive-timeout-ms': 'keepAliveTimeoutMs',
+    'max-connections': 'maxConnections',
   };
   const withHttp = (o: OptionSpec) => (o.group === 'http' && o.name !== 'http' ? ['--http'] : []);
 
