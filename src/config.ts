@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './log.js';
 import { repoGlobToRegex } from './search/globs.js';
+import { LOOPBACK_HOSTS, parseHostPattern, type HostPattern } from './server/hosts.js';
 import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern, type OriginPattern } from './server/origins.js';
 
 export interface HttpConfig {
@@ -14,6 +15,8 @@ export interface HttpConfig {
   authToken?: string;
   /** The browser origins that may call; a request whose Origin is not among them gets 403. */
   allowedOrigins: OriginPattern[];
+  /** The Host headers the MCP endpoints answer; others get 403 (the probes answer any). */
+  allowedHosts: HostPattern[];
   /** How long in-flight calls may take to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
   /** A connection that has not sent its whole request head by then is answered 408 and closed. */
@@ -200,6 +203,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     group: 'http',
   },
   {
+    name: 'allowed-hosts',
+    value: 'LIST',
+    env: 'ZOEKT_MCP_ALLOWED_HOSTS',
+    default: { text: 'localhost, 127.0.0.1 and [::1] on a loopback --host; required otherwise' },
+    description:
+      'comma-separated Host headers the MCP endpoints answer, name[:port] (any port without one), e.g. mcp.example.com,10.0.0.5:3000; * answers any Host, for when a proxy in front checks it. /healthz and /readyz answer any Host',
+    group: 'http',
+  },
+  {
     name: 'shutdown-timeout-ms',
     value: 'N',
     env: 'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS',
@@ -377,6 +389,18 @@ function parseOrigins(value: string, source: string): OriginPattern[] {
   });
 }
 
+function parseHosts(value: string, source: string): HostPattern[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error(`${source} names no host, got ${JSON.stringify(value)}`);
+  return items.map((item) => {
+    try {
+      return parseHostPattern(item);
+    } catch (err) {
+      throw new Error(`${source}: ${(err as Error).message}`);
+    }
+  });
+}
+
 function parseLogLevel(value: string, source: string): LogLevel {
   const v = value.trim().toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(v)) throw new Error(`${source} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -470,6 +494,7 @@ function loadHttp(
   const timeout = pick('shutdown-timeout-ms');
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
+  const hosts = pick('allowed-hosts');
   const bounded = (name: string, fallback: number): number => {
     const v = pick(name);
     return v ? parseBounded(name, ...v) : fallback;
@@ -478,6 +503,7 @@ function loadHttp(
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
     port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
     allowedOrigins: [],
+    allowedHosts: [],
     shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
     headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
     requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
@@ -495,5 +521,16 @@ function loadHttp(
     );
   }
   http.allowedOrigins = origins ? parseOrigins(...origins) : loopback ? LOOPBACK_ORIGINS.map(parseOriginPattern) : [];
+  if (hosts) http.allowedHosts = parseHosts(...hosts);
+  else if (loopback) {
+    // The bound address itself too (127.0.0.2, say), which is how its clients name it.
+    const bound = parseHostPattern(http.host.includes(':') ? `[${http.host}]` : http.host);
+    http.allowedHosts = [...LOOPBACK_HOSTS.map(parseHostPattern), ...(LOOPBACK_HOSTS.includes(bound.hostname) ? [] : [bound])];
+  } else {
+    throw new Error(
+      `serving ${http.host} (not a loopback address) needs --allowed-hosts or ZOEKT_MCP_ALLOWED_HOSTS: the names clients reach this server by ` +
+        '(e.g. mcp.example.com,10.0.0.5), or * when a proxy in front checks the Host header',
+    );
+  }
   return http;
 }

@@ -4,9 +4,10 @@
  * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
  * keeps sessions in this process. /healthz and /readyz are probes for orchestrators.
  *
- * Every request passes, in order: connection cap on the MCP paths (503), path (404), Origin (403),
- * method (405), bearer token on the MCP paths (401), shutdown (503), body size (413). Slow clients
- * are cut off by the timeouts of src/server/connections.ts (408).
+ * Every request passes, in order: connection cap on the MCP paths (503), path (404), Host on the
+ * MCP paths (403), Origin (403), method (405), bearer token on the MCP paths (401), shutdown (503),
+ * body size (413), JSON-RPC shape. Slow clients are cut off by the timeouts of
+ * src/server/connections.ts (408).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ import { bearerChecker } from './auth.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { buildServer, type ServerDeps } from './build.js';
 import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
+import { hostAllowed } from './hosts.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
 
@@ -129,6 +131,11 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     const route = routes.get(path);
     connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
     if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz)`);
+    // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index content.
+    if (route.mcp && !hostAllowed(req.headers.host, config.allowedHosts)) {
+      const host = req.headers.host === undefined ? 'a request without a Host header' : `Host ${JSON.stringify(req.headers.host.slice(0, 100))}`;
+      throw new HttpError(403, 'HOST_NOT_ALLOWED', `${host} is not allowed here; add the name clients use to --allowed-hosts (ZOEKT_MCP_ALLOWED_HOSTS) if it should be`);
+    }
     res.setHeader('vary', 'Origin');
     const origin = req.headers.origin;
     if (origin !== undefined) {

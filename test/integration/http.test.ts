@@ -263,7 +263,7 @@ describe('binding', () => {
 
   // Binds every interface for the moment the test takes; the port is one the system picked.
   it('starts on a non-loopback address with --insecure-no-auth', async () => {
-    const open = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--host', '0.0.0.0', '--insecure-no-auth'] });
+    const open = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--host', '0.0.0.0', '--insecure-no-auth', '--allowed-hosts', '127.0.0.1'] });
     try {
       const port = new URL(open.url).port;
       expect(open.url).toBe(`http://0.0.0.0:${port}`);
