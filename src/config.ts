@@ -27,6 +27,8 @@ export interface HttpConfig {
   keepAliveTimeoutMs: number;
   /** Open connections served; the ones past it get 503 with Retry-After on their first request. */
   maxConnections: number;
+  /** Messages in one JSON-RPC batch; a larger batch is refused whole with -32600. */
+  maxBatch: number;
 }
 
 export interface Config {
@@ -68,6 +70,8 @@ export const HTTP_DEFAULTS = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 256,
+  // A batch is for a client sending a few calls at once, not a way past admission control.
+  maxBatch: 20,
 } as const;
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
@@ -259,6 +263,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 1,
     max: 65_535,
     description: 'open connections served at once (SSE streams included); past it a request gets 503 with Retry-After, and a few more past that are not accepted at all',
+    group: 'http',
+  },
+  {
+    name: 'max-batch',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_BATCH',
+    default: HTTP_DEFAULTS.maxBatch,
+    min: 1,
+    max: 100,
+    description: 'messages in one JSON-RPC batch on /mcp or /messages; a larger batch, or an empty one, gets a JSON-RPC -32600 error',
     group: 'http',
   },
 ];
@@ -509,6 +523,7 @@ function loadHttp(
     requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
     keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
     maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
+    maxBatch: bounded('max-batch', HTTP_DEFAULTS.maxBatch),
   };
   // The head is part of the request: a longer wait for it than for the whole would never apply.
   http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);

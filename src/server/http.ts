@@ -18,7 +18,8 @@ import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { buildServer, type ServerDeps } from './build.js';
-import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
+import { HttpError, readBody, sendError, sendJson } from './http-io.js';
+import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
 import { hostAllowed } from './hosts.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
@@ -57,8 +58,14 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   let draining = false;
   let nextId = 0;
 
+  /** The body of an MCP POST: one JSON-RPC message or a bounded batch, or a JSON-RPC error. */
+  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody & { body: unknown }> => {
+    const body = parseJsonRpcText(await readBody(req));
+    return { ...checkJsonRpcBody(body, config.maxBatch), body };
+  };
+
   const streamable: Handler = async (req, res) => {
-    const body = await readJsonBody(req);
+    const { body } = await readJsonRpc(req);
     const server = buildServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The client going away ends the call: closing the transport aborts the tool's signal.
@@ -85,8 +92,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
         methods: ['POST'],
         mcp: true,
         handler: async (req, res, url) => {
-          const body = await readJsonBody(req);
-          await sse.post(req, res, url.searchParams.get('sessionId'), body);
+          await sse.post(req, res, url.searchParams.get('sessionId'), await readJsonRpc(req));
         },
       },
     ],
@@ -199,6 +205,10 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       }
       if (err instanceof HttpError) {
         sendError(res, err);
+        return;
+      }
+      if (err instanceof JsonRpcBodyError) {
+        sendJson(res, 400, err.toJson());
         return;
       }
       log.error('http handler failed', { id, path: url.pathname, error: err instanceof Error ? err.message : String(err) });

@@ -60,7 +60,7 @@ describe('with a token', () => {
   afterAll(() => adapter?.stop());
 
   it('refuses a foreign Host before looking at the token: 403, not 401', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }] as Record<string, string>[]) {
       const r = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers, host: 'evil.example' }, body: INITIALIZE });
       expect(r.status).toBe(403);
       expect(r.json()).toEqual(refusal);

@@ -177,10 +177,10 @@ describe('routes and limits', () => {
     expect((await post('/mcp', body)).status).toBe(200);
   });
 
-  it('answers 400 to a body that is not JSON', async () => {
+  it('answers 400 with a JSON-RPC parse error to a body that is not JSON', async () => {
     const res = await post('/mcp', '{"jsonrpc":');
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ error: { code: 'PARSE_ERROR' } });
+    expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringContaining('not valid JSON') } });
   });
 
   it('answers 404 to unknown paths and unknown SSE sessions, 405 to wrong methods, all in JSON', async () => {

@@ -154,6 +154,7 @@ describe('OPTIONS: the options as data (--help and the README are made from them
     'request-timeout-ms': 'requestTimeoutMs',
     'keep-alive-timeout-ms': 'keepAliveTimeoutMs',
     'max-connections': 'maxConnections',
+    'max-batch': 'maxBatch',
   };
   const withHttp = (o: OptionSpec) => (o.group === 'http' && o.name !== 'http' ? ['--http'] : []);
 
