@@ -41,6 +41,10 @@ export interface Config {
   cacheTtlMs: number;
   /** Repo-name globs every tool is confined to; empty means every indexed repo. */
   allowRepos: string[];
+  /** Tool calls run at once by this process; more wait in a queue. */
+  maxInFlight: number;
+  /** Tool calls that may wait for a turn; past it a call is refused with OVERLOADED. */
+  maxQueue: number;
   /** Present when serving over HTTP; stdio otherwise. */
   http?: HttpConfig;
 }
@@ -58,6 +62,8 @@ export const DEFAULTS: Config = {
   cacheMb: 64,
   cacheTtlMs: 120_000,
   allowRepos: [],
+  maxInFlight: 16,
+  maxQueue: 64,
 };
 
 export const HTTP_DEFAULTS = {
@@ -118,7 +124,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: DEFAULTS.timeoutMs,
     min: 100,
     max: 120_000,
-    description: 'deadline of one Zoekt call, retries included; Zoekt is told to stop searching a little before it',
+    description: 'deadline of one tool call: its wait for a turn, every Zoekt request (retries included) and the reply; Zoekt is told to stop searching a little before it',
     group: 'general',
   },
   {
@@ -156,6 +162,26 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 1000,
     max: 3_600_000,
     description: 'how long a cached window serves later pages',
+    group: 'general',
+  },
+  {
+    name: 'max-in-flight',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_IN_FLIGHT',
+    default: DEFAULTS.maxInFlight,
+    min: 1,
+    max: 4096,
+    description: 'tool calls this process runs at once, over every transport and session; more wait for a turn (get_health never waits)',
+    group: 'general',
+  },
+  {
+    name: 'max-queue',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_QUEUE',
+    default: DEFAULTS.maxQueue,
+    min: 0,
+    max: 100_000,
+    description: 'tool calls that may wait for a turn; past it a call is refused at once with OVERLOADED and retry_after_ms',
     group: 'general',
   },
   {
@@ -473,6 +499,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
     if (cacheMb) config.cacheMb = parseBounded('cache-mb', ...cacheMb);
     const cacheTtl = pick('cache-ttl-ms');
     if (cacheTtl) config.cacheTtlMs = parseBounded('cache-ttl-ms', ...cacheTtl);
+    const inFlight = pick('max-in-flight');
+    if (inFlight) config.maxInFlight = parseBounded('max-in-flight', ...inFlight);
+    const queue = pick('max-queue');
+    if (queue) config.maxQueue = parseBounded('max-queue', ...queue);
     const allow = pick('allow-repos');
     if (allow) config.allowRepos = parseRepoGlobs(...allow);
     const http = loadHttp(values, env, pick);

@@ -16,11 +16,11 @@ import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
 import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
+import { connectServer, type ServerDeps } from './build.js';
 import { limitConnections, serverTimeouts } from './connections.js';
-import { buildServer, type ServerDeps } from './build.js';
+import { hostAllowed } from './hosts.js';
 import { HttpError, readBody, sendError, sendJson } from './http-io.js';
 import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
-import { hostAllowed } from './hosts.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
 
@@ -66,11 +66,10 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
 
   const streamable: Handler = async (req, res) => {
     const { body } = await readJsonRpc(req);
-    const server = buildServer(deps);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The client going away ends the call: closing the transport aborts the tool's signal.
     res.on('close', () => void transport.close().catch(() => undefined));
-    await server.connect(transport);
+    await connectServer(deps, transport);
     await transport.handleRequest(req, res, body);
   };
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { buildServer, type ServerDeps } from './build.js';
+import { connectServer, type ServerDeps } from './build.js';
 import { HttpError } from './http-io.js';
 import type { CheckedBody } from './jsonrpc-body.js';
 
@@ -53,7 +53,6 @@ export class SseSessions {
   /** Opens a stream on `res`; it stays open until the client goes or the server shuts down. */
   async open(res: ServerResponse): Promise<string> {
     const transport = new TrackedTransport(this.messagesPath, res);
-    const server = buildServer(this.deps);
     const id = transport.sessionId;
     let closed = false;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
@@ -66,7 +65,7 @@ export class SseSessions {
       this.sessions.delete(id);
     };
     this.sessions.set(id, transport);
-    await server.connect(transport);
+    await connectServer(this.deps, transport);
     this.deps.log.debug('sse session opened', { session: id, sessions: this.sessions.size });
     res.on('close', () => this.deps.log.debug('sse session closed', { session: id, sessions: this.sessions.size }));
     return id;
