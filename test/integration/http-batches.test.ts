@@ -70,6 +70,25 @@ describe('POST /mcp', () => {
   });
 });
 
+describe('admission', () => {
+  let strict: Adapter;
+  beforeAll(async () => {
+    strict = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--max-in-flight', '1', '--max-queue', '0'] });
+  });
+  afterAll(() => strict?.stop());
+
+  it('counts each tools/call of a batch as one call: a batch cannot carry more work than the limits let in', async () => {
+    const res = await raw(`${strict.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify([listRepos(1), listRepos(2), listRepos(3)]) });
+    expect(res.status).toBe(200);
+    const answers = JSON.parse(res.text) as { id: number; result: { isError?: boolean; structuredContent: { error?: { code: string; retry_after_ms?: number } } } }[];
+    expect(answers).toHaveLength(3);
+    // One slot and no queue: the first call runs, the two sent with it are refused at once.
+    const codes = answers.map((a) => a.result.structuredContent.error?.code ?? 'ok').sort();
+    expect(codes).toEqual(['OVERLOADED', 'OVERLOADED', 'ok']);
+    for (const a of answers.filter((x) => x.result.isError)) expect(a.result.structuredContent.error?.retry_after_ms).toBeGreaterThan(0);
+  });
+});
+
 /** A legacy SSE session opened by hand, to POST raw bodies to its endpoint and read the stream. */
 async function openSse(url: string): Promise<{ endpoint: string; until: (done: (text: string) => boolean) => Promise<void>; close: () => void }> {
   return new Promise((resolve, reject) => {
