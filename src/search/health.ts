@@ -17,7 +17,7 @@ const Probe = { url: z.string(), reachable: z.boolean(), ready: z.boolean(), lat
 export const HealthOutput = z.object({
   status: z.enum(['ok', 'degraded', 'down']),
   adapter: z.object({ version: z.string(), uptime_s: z.number() }),
-  zoekt: z.object({ ...Probe, version: z.string().optional() }),
+  zoekt: z.object(Probe),
   /** With several Zoekt backends: each one, and how many repositories it serves. */
   backends: z.array(z.object({ ...Probe, repos: z.number().int(), reason: z.string().optional() })).optional(),
   index: z

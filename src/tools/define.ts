@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { asToolError, ToolError } from '../errors.js';
+import { asToolError, ERROR_CODES, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { Searcher } from '../search/searcher.js';
@@ -44,10 +44,11 @@ export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, idempotentHint: true,
 /** The structured error of the contract, shared by every tool's output schema. */
 export const ErrorShape = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(ERROR_CODES),
     message: z.string(),
     hint: z.string(),
     retryable: z.boolean(),
+    retry_after_ms: z.number().int().optional(),
   }),
 });
 
