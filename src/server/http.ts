@@ -227,6 +227,8 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     streamable_http: `${url}/mcp`,
     sse: `${url}/sse`,
     auth: checkToken ? 'bearer' : 'none',
+    allowed_hosts: config.allowedHosts.map((h) => h.text),
+    max_connections: config.maxConnections,
     zoekt: fleet.url,
   });
 
