@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './log.js';
 import { repoGlobToRegex } from './search/globs.js';
+import { LOOPBACK_HOSTS, parseHostPattern, type HostPattern } from './server/hosts.js';
 import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern, type OriginPattern } from './server/origins.js';
 
 export interface HttpConfig {
@@ -14,8 +15,20 @@ export interface HttpConfig {
   authToken?: string;
   /** The browser origins that may call; a request whose Origin is not among them gets 403. */
   allowedOrigins: OriginPattern[];
+  /** The Host headers the MCP endpoints answer; others get 403 (the probes answer any). */
+  allowedHosts: HostPattern[];
   /** How long in-flight calls may take to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
+  /** A connection that has not sent its whole request head by then is answered 408 and closed. */
+  headersTimeoutMs: number;
+  /** The same for the whole request, body included; the time the answer takes is not counted. */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections served; the ones past it get 503 with Retry-After on their first request. */
+  maxConnections: number;
+  /** Messages in one JSON-RPC batch; a larger batch is refused whole with -32600. */
+  maxBatch: number;
 }
 
 export interface Config {
@@ -53,7 +66,19 @@ export const DEFAULTS: Config = {
   maxQueue: 64,
 };
 
-export const HTTP_DEFAULTS = { host: '127.0.0.1', port: 3000, shutdownTimeoutMs: 10_000 } as const;
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  shutdownTimeoutMs: 10_000,
+  // Far above what a client on any network needs to send a JSON-RPC message of at most 1 MiB,
+  // far below what lets a few hundred slow connections hold the server (node's own: 60 s, 300 s).
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+  // A batch is for a client sending a few calls at once, not a way past admission control.
+  maxBatch: 20,
+} as const;
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
 const MIN_TOKEN_LENGTH = 16;
@@ -208,6 +233,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     group: 'http',
   },
   {
+    name: 'allowed-hosts',
+    value: 'LIST',
+    env: 'ZOEKT_MCP_ALLOWED_HOSTS',
+    default: { text: 'localhost, 127.0.0.1 and [::1] on a loopback --host; required otherwise' },
+    description:
+      'comma-separated Host headers the MCP endpoints answer, name[:port] (any port without one), e.g. mcp.example.com,10.0.0.5:3000; * answers any Host, for when a proxy in front checks it. /healthz and /readyz answer any Host',
+    group: 'http',
+  },
+  {
     name: 'shutdown-timeout-ms',
     value: 'N',
     env: 'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS',
@@ -215,6 +249,56 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 0,
     max: 600_000,
     description: 'after SIGTERM or SIGINT, how long in-flight calls may finish',
+    group: 'http',
+  },
+  {
+    name: 'headers-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_HEADERS_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.headersTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'a connection that has not sent its request headers by then gets 408 and is closed; capped at --request-timeout-ms',
+    group: 'http',
+  },
+  {
+    name: 'request-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_REQUEST_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.requestTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'the same for the whole request, body included (the time the answer takes does not count)',
+    group: 'http',
+  },
+  {
+    name: 'keep-alive-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_KEEP_ALIVE_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.keepAliveTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'how long an idle kept-alive connection stays open between requests',
+    group: 'http',
+  },
+  {
+    name: 'max-connections',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_CONNECTIONS',
+    default: HTTP_DEFAULTS.maxConnections,
+    min: 1,
+    max: 65_535,
+    description: 'open connections served at once (SSE streams included); past it a request gets 503 with Retry-After, and a few more past that are not accepted at all',
+    group: 'http',
+  },
+  {
+    name: 'max-batch',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_BATCH',
+    default: HTTP_DEFAULTS.maxBatch,
+    min: 1,
+    max: 100,
+    description: 'messages in one JSON-RPC batch on /mcp or /messages; a larger batch, or an empty one, gets a JSON-RPC -32600 error',
     group: 'http',
   },
 ];
@@ -420,6 +504,18 @@ function parseOrigins(value: string, source: string): OriginPattern[] {
   });
 }
 
+function parseHosts(value: string, source: string): HostPattern[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error(`${source} names no host, got ${JSON.stringify(value)}`);
+  return items.map((item) => {
+    try {
+      return parseHostPattern(item);
+    } catch (err) {
+      throw new Error(`${source}: ${(err as Error).message}`);
+    }
+  });
+}
+
 function parseLogLevel(value: string, source: string): LogLevel {
   const v = value.trim().toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(v)) throw new Error(`${source} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -517,12 +613,25 @@ function loadHttp(
   const timeout = pick('shutdown-timeout-ms');
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
+  const hosts = pick('allowed-hosts');
+  const bounded = (name: string, fallback: number): number => {
+    const v = pick(name);
+    return v ? parseBounded(name, ...v) : fallback;
+  };
   const http: HttpConfig = {
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
     port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
     allowedOrigins: [],
+    allowedHosts: [],
     shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
+    headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
+    requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
+    keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
+    maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
+    maxBatch: bounded('max-batch', HTTP_DEFAULTS.maxBatch),
   };
+  // The head is part of the request: a longer wait for it than for the whole would never apply.
+  http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);
   if (token) http.authToken = parseToken(...token);
   const loopback = isLoopbackHost(http.host);
   if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth')) {
@@ -532,5 +641,16 @@ function loadHttp(
     );
   }
   http.allowedOrigins = origins ? parseOrigins(...origins) : loopback ? LOOPBACK_ORIGINS.map(parseOriginPattern) : [];
+  if (hosts) http.allowedHosts = parseHosts(...hosts);
+  else if (loopback) {
+    // The bound address itself too (127.0.0.2, say), which is how its clients name it.
+    const bound = parseHostPattern(http.host.includes(':') ? `[${http.host}]` : http.host);
+    http.allowedHosts = [...LOOPBACK_HOSTS.map(parseHostPattern), ...(LOOPBACK_HOSTS.includes(bound.hostname) ? [] : [bound])];
+  } else {
+    throw new Error(
+      `serving ${http.host} (not a loopback address) needs --allowed-hosts or ZOEKT_MCP_ALLOWED_HOSTS: the names clients reach this server by ` +
+        '(e.g. mcp.example.com,10.0.0.5), or * when a proxy in front checks the Host header',
+    );
+  }
   return http;
 }

@@ -8,6 +8,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { connectServer, type ServerDeps } from './build.js';
 import { HttpError } from './http-io.js';
+import type { CheckedBody } from './jsonrpc-body.js';
 
 /** Proxies and load balancers drop idle streams; an SSE comment every so often keeps one open. */
 const KEEP_ALIVE_MS = 15_000;
@@ -71,13 +72,23 @@ export class SseSessions {
   }
 
   /** Hands one POSTed message to its session; the answer goes out on that session's stream. */
-  async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: unknown): Promise<void> {
+  async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: CheckedBody): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'BAD_REQUEST', 'POST /messages needs the ?sessionId=… that GET /sse announced');
     const transport = this.sessions.get(sessionId);
     if (!transport) {
       throw new HttpError(404, 'SESSION_NOT_FOUND', `no SSE session ${sessionId} here: it ended, or it lives on another replica (SSE sessions need sticky routing; prefer /mcp)`);
     }
-    await transport.handlePostMessage(req, res, body);
+    if (!body.batch) {
+      await transport.handlePostMessage(req, res, body.messages[0]);
+      return;
+    }
+    // The SDK's SSE transport takes one message per POST; a batch is handed over one by one, and
+    // every answer goes out on the stream as usual.
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'POST /messages takes Content-Type: application/json');
+    }
+    for (const message of body.messages) await transport.handleMessage(message, { requestInfo: { headers: req.headers } });
+    res.writeHead(202).end('Accepted');
   }
 
   /** Ends every stream; clients see the stream close and may reconnect elsewhere. */
