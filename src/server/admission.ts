@@ -2,7 +2,8 @@
  * Admission control: at most `maxInFlight` tool calls run at once in this process and at most
  * `maxQueue` wait for a turn. Past that a call is refused at once with OVERLOADED and a
  * retry_after_ms worked out from how fast calls have been finishing, instead of joining a queue
- * that only grows. A queued call whose deadline or client goes away leaves the queue.
+ * that only grows. A queued call whose deadline or client goes away leaves the queue with
+ * TIMEOUT: the deadline is what ran out, and retry_after_ms still says when a turn is likely.
  */
 import { ToolError } from '../errors.js';
 
@@ -37,12 +38,13 @@ export class Admission {
 
   /**
    * Waits for a turn; resolves with the function that gives it back (call it exactly once).
-   * Rejects with OVERLOADED when the queue is full or `signal` aborts while waiting.
+   * Rejects with OVERLOADED when the queue is full, with TIMEOUT when `signal` aborts while waiting.
    */
   async enter(signal: AbortSignal): Promise<() => void> {
     if (this.running < this.limits.maxInFlight) return this.take();
     if (this.queue.length >= this.limits.maxQueue) throw this.overloaded('the queue of waiting calls is full');
-    if (signal.aborted) throw this.overloaded('the call ran out of time before a turn came');
+    if (signal.aborted) throw this.expired(0);
+    const queuedAt = Date.now();
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         admit: () => {
@@ -53,7 +55,7 @@ export class Admission {
       const onAbort = () => {
         const i = this.queue.indexOf(waiter);
         if (i >= 0) this.queue.splice(i, 1);
-        reject(this.overloaded('the call ran out of time waiting for a turn'));
+        reject(this.expired(Date.now() - queuedAt));
       };
       signal.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
@@ -85,6 +87,16 @@ export class Admission {
     const ahead = this.queue.length + 1;
     const estimate = Math.ceil((ahead * this.averageMs) / Math.max(1, this.limits.maxInFlight));
     return Math.min(MAX_RETRY_AFTER_MS, Math.max(MIN_RETRY_AFTER_MS, estimate));
+  }
+
+  private expired(waitedMs: number): ToolError {
+    const retryAfterMs = this.retryAfterMs();
+    return new ToolError(
+      'TIMEOUT',
+      `the call's deadline ran out after ${waitedMs} ms waiting for a turn: the server is busy (${this.running} calls running, ${this.queue.length} waiting)`,
+      `Retry after ${retryAfterMs} ms, or narrow the call so it finishes sooner.`,
+      { retryAfterMs },
+    );
   }
 
   private overloaded(why: string): ToolError {

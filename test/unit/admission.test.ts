@@ -36,7 +36,7 @@ describe('Admission', () => {
     expect(a.inFlight).toBe(0);
   });
 
-  it('a queued call whose signal aborts leaves the queue with OVERLOADED and takes no slot', async () => {
+  it('a queued call whose deadline runs out leaves the queue with TIMEOUT (and retry_after_ms) and takes no slot', async () => {
     const a = new Admission({ maxInFlight: 1, maxQueue: 5 });
     const r1 = await a.enter(never);
     const ac = new AbortController();
@@ -44,8 +44,9 @@ describe('Admission', () => {
     expect(a.queued).toBe(1);
     ac.abort();
     const err = (await queued) as ToolError;
-    expect(err.code).toBe('OVERLOADED');
-    expect(err.message).toContain('ran out of time');
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.message).toContain('waiting for a turn');
+    expect(err.retryAfterMs).toBeGreaterThanOrEqual(100);
     expect(a.queued).toBe(0);
     r1();
     expect(a.inFlight).toBe(0);
