@@ -7,12 +7,12 @@
  *
  * What is asserted is that every call is answered, and how: a result, or a structured error in
  * the contract (OVERLOADED with retry_after_ms, TIMEOUT, UNAVAILABLE), or an HTTP 503/429
- * refusal. No latency figure is asserted, except that each call is answered before its deadline
- * (--timeout-ms 3000, counted by the server from the call's arrival) plus a margin of 2 s. The
- * margin covers what the server's deadline does not see: the connection and the request on the
- * way in, the answer on the way out, and this test's own 40 clients competing with the server and
- * Zoekt for two cores shared with other work. A call not answered by then counts as unanswered,
- * and there must be none.
+ * refusal. No latency figure is asserted, except the deadline: the server's own log of every call
+ * (its time from arrival to answer, by the server's clock) must be within --timeout-ms 3000 plus
+ * 1 s. Seen from the clients, a call not answered within the deadline plus 10 s counts as
+ * unanswered, and there must be none: that wider bound is for what the server's deadline cannot
+ * see (the request waiting in socket buffers while 40 clients, the server and Zoekt share two
+ * cores with other work), not for the server's own promise.
  */
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -25,7 +25,10 @@ const MAX_IN_FLIGHT = 4;
 const MAX_QUEUE = 8;
 const CLIENTS = 40;
 const DEADLINE_MS = 3000;
-const MARGIN_MS = 2000;
+/** The server's own margin over its deadline (timer and reply), by its clock. */
+const SERVER_MARGIN_MS = 1000;
+/** Past the deadline by this much, seen from a client, a call counts as unanswered (a hang). */
+const HANG_MARGIN_MS = 10_000;
 
 /** A mix of the tools, each cheap on the fixture index: the load is in their number. */
 const CALLS: { name: string; arguments: Record<string, unknown> }[] = [
@@ -79,8 +82,8 @@ async function runLoad(url: string, durationMs: number, during: (sinceStart: () 
         const sent = since();
         let answer: Pick<Answer, 'outcome' | 'error' | 'detail'>;
         try {
-          // The client gives up at deadline + margin: that is what "unanswered" means here.
-          const result = (await clients[i]!.client.callTool(c, undefined, { timeout: DEADLINE_MS + MARGIN_MS })) as CallToolResult;
+          // The client gives up at deadline + hang margin: that is what "unanswered" means here.
+          const result = (await clients[i]!.client.callTool(c, undefined, { timeout: DEADLINE_MS + HANG_MARGIN_MS })) as CallToolResult;
           answer = classify(result);
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
@@ -112,7 +115,7 @@ async function runLoad(url: string, durationMs: number, during: (sinceStart: () 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The invariants every run keeps, whatever was injected. */
-function expectEveryCallAnswered(run: LoadRun): void {
+function expectEveryCallAnswered(run: LoadRun, adapter: Adapter): void {
   const tally: Record<string, number> = {};
   for (const a of run.answers) tally[a.outcome] = (tally[a.outcome] ?? 0) + 1;
   const summary = JSON.stringify(tally);
@@ -120,8 +123,12 @@ function expectEveryCallAnswered(run: LoadRun): void {
   expect(run.answers.length, summary).toBeGreaterThan(CLIENTS);
   expect(run.answers.filter((a) => a.outcome === 'unanswered'), summary).toEqual([]);
   expect(run.answers.filter((a) => a.outcome === 'other').map((a) => a.detail), summary).toEqual([]);
+  const served = adapter.logs().filter((l) => l.msg === 'tool call' || l.msg === 'tool error');
+  expect(served.length).toBeGreaterThan(0);
+  const late = served.filter((l) => (l.ms as number) > DEADLINE_MS + SERVER_MARGIN_MS);
+  expect(late, summary).toEqual([]);
   for (const a of run.answers) {
-    expect(a.answered - a.sent, summary).toBeLessThanOrEqual(DEADLINE_MS + MARGIN_MS);
+    expect(a.answered - a.sent, summary).toBeLessThanOrEqual(DEADLINE_MS + HANG_MARGIN_MS);
     if (a.error) {
       expect(a.error.retryable, a.error.code).toBe(true);
       expect(a.error.hint.length).toBeGreaterThan(0);
@@ -153,7 +160,7 @@ describe('under load, with faults', () => {
 
   it('answers every call past the admission limits: results, or OVERLOADED with retry_after_ms', async () => {
     const run = await runLoad(adapter.url, 6000);
-    expectEveryCallAnswered(run);
+    expectEveryCallAnswered(run, adapter);
     expect(run.count('ok')).toBeGreaterThan(0);
     expect(run.count('UNAVAILABLE')).toBe(0);
   }, 60_000);
@@ -170,7 +177,7 @@ describe('under load, with faults', () => {
       continuedAt = since();
       zoekt.process.kill('SIGCONT');
     });
-    expectEveryCallAnswered(run);
+    expectEveryCallAnswered(run, adapter);
     // The calls holding the four slots run into their deadline while Zoekt is stopped, eight more
     // wait, and the other clients are refused.
     const during = (o: Outcome) => run.count(o, stoppedAt, continuedAt);
@@ -191,7 +198,7 @@ describe('under load, with faults', () => {
       zoekt = await startWebserver({ indexDir: inject('indexDir'), port: zoekt.port, expectRepos: inject('repos').length });
       readyAgainAt = since();
     });
-    expectEveryCallAnswered(run);
+    expectEveryCallAnswered(run, adapter);
     expect(readyAgainAt).toBeLessThan(Infinity);
     expect(run.count('ok', readyAgainAt)).toBeGreaterThan(0);
     const mcp = await connectStreamable(adapter.url);
