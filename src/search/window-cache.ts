@@ -6,6 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
+import { recordCacheLookup } from '../metrics.js';
 import { derivedBytes, fileHitBytes, stringBytes } from './heap-size.js';
 
 export interface Window {
@@ -52,6 +53,7 @@ export class WindowCache {
     if (!this.lru) return undefined;
     const w = this.lru.get(key);
     const hit = w !== undefined && (w.exhausted || w.size >= size);
+    recordCacheLookup(hit);
     return hit ? w : undefined;
   }
 

@@ -14,6 +14,7 @@ import { TOOLS } from '../tools/index.js';
 import { Searcher, type WalkLimits } from '../search/searcher.js';
 import type { WindowCache } from '../search/window-cache.js';
 import type { RepoScope } from '../search/scope.js';
+import { recordToolCall, trackInFlight } from '../metrics.js';
 
 
 export interface ServerDeps {
@@ -62,6 +63,7 @@ export function buildServer(deps: ServerDeps): McpServer {
       async (args: unknown, extra: { signal: AbortSignal }) => {
         const requestId = ++nextRequestId;
         const started = Date.now();
+        const leave = trackInFlight();
         try {
           if (args instanceof InvalidArguments) throw args.error;
           const out = await tool.handler(args, { zoekt, searcher, log: deps.log, signal: extra.signal });
@@ -69,13 +71,17 @@ export function buildServer(deps: ServerDeps): McpServer {
           const local = localAnswer(tool.name, args, out);
           if (local.error) throw local.error;
           deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
+          recordToolCall(tool.name, Date.now() - started, 'ok');
           const text = tool.render(out, args);
           return successResult(out, local.note ? `${text}\n${local.note}` : text);
         } catch (err) {
           const result = errorResult(localError(tool.name, args, err) ?? err);
           const error = (result.structuredContent as { error: { code: string; message: string } }).error;
           deps.log.warn('tool error', { tool: tool.name, requestId, ms: Date.now() - started, code: error.code, message: error.message });
+          recordToolCall(tool.name, Date.now() - started, error.code);
           return result;
+        } finally {
+          leave();
         }
       },
     );

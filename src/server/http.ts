@@ -2,7 +2,8 @@
  * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST gets a fresh
  * server and transport and answers with JSON, so any replica can serve any request and a cursor
  * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
- * keeps sessions in this process. /healthz and /readyz are probes for orchestrators.
+ * keeps sessions in this process. /healthz and /readyz are probes for orchestrators; /metrics is
+ * for Prometheus, behind the bearer token when one is set.
  *
  * Every request passes, in order: path (404), Origin (403), method (405), bearer token on the MCP
  * paths (401), shutdown (503), body size (413).
@@ -18,6 +19,7 @@ import { buildServer, type ServerDeps } from './build.js';
 import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
+import { enablePrometheus } from '../metrics.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
@@ -25,6 +27,8 @@ interface Route {
   methods: readonly string[];
   /** MCP endpoints need the token; probes never do. */
   mcp: boolean;
+  /** Not an MCP endpoint, but needs the token when one is set (/metrics: scrapers send it as a bearer token). */
+  token?: boolean;
   handler: Handler;
 }
 
@@ -63,7 +67,20 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     await transport.handleRequest(req, res, body);
   };
 
+  const metrics = await enablePrometheus();
   const routes = new Map<string, Route>([
+    [
+      '/metrics',
+      {
+        methods: ['GET'],
+        mcp: false,
+        token: true,
+        handler: async (_req, res) => {
+          const text = await metrics.metrics();
+          res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+        },
+      },
+    ],
     ['/mcp', { methods: ['POST'], mcp: true, handler: streamable }],
     [
       '/sse',
@@ -125,7 +142,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   /** Answers the checks that come before any handler; returns the route when the request may go on. */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
-    if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz)`);
+    if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz, metrics at /metrics)`);
     res.setHeader('vary', 'Origin');
     const origin = req.headers.origin;
     if (origin !== undefined) {
@@ -151,7 +168,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       const why = path === '/mcp' ? ' (this server is stateless: no standalone stream, no session to delete)' : '';
       throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${route.methods.join(' or ')}${why}`, { allow });
     }
-    if (route.mcp && checkToken) {
+    if ((route.mcp || route.token) && checkToken) {
       const auth = checkToken(req);
       if (!auth.ok) {
         const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token"';

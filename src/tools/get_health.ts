@@ -53,6 +53,8 @@ function withIndexing(out: HealthOutput): Output {
   return res;
 }
 
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
 export function renderHealth(out: Output): string {
   const lines = [
     `status: ${out.status}`,
@@ -63,9 +65,13 @@ export function renderHealth(out: Output): string {
   const i = out.index;
   if (i) {
     lines.push(`index: ${i.repos} repo(s), ${i.documents} files, ${i.shards} shard(s), ${i.index_bytes} index bytes, ${i.content_bytes} content bytes`);
-    lines.push(`repos without symbols: ${i.repos_without_symbols}`);
+    lines.push(`symbols: ${pct(i.symbol_coverage.repos)} of repos, ${pct(i.symbol_coverage.files)} of files (${i.repos_without_symbols} repo(s) without)`);
     if (i.oldest_index_time) lines.push(`indexed between ${i.oldest_index_time} and ${i.newest_index_time}`);
   }
+  const c = out.calls;
+  const rate = c.cache.hit_rate === undefined ? '' : `, hit rate ${pct(c.cache.hit_rate)}`;
+  lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}; ${c.in_flight} call(s) in flight`);
+  for (const t of c.tools) lines.push(`  ${t.tool}: ${t.calls} call(s), ${t.errors} error(s), p50 ${t.p50_ms} ms, p95 ${t.p95_ms} ms, p99 ${t.p99_ms} ms`);
   for (const r of out.indexing?.repos ?? []) lines.push(`repo ${describeRepo(r)}`);
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines.join('\n');

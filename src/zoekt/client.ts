@@ -21,6 +21,7 @@ import {
   type SearchOptionsWire,
   type SearchResult,
 } from './wire.js';
+import { recordZoektRequest } from '../metrics.js';
 
 export interface ZoektClientOptions {
   /** Base URL of zoekt-webserver, e.g. http://127.0.0.1:6070 */
@@ -176,6 +177,7 @@ export class ZoektClient {
 
   private async get(path: string, deadline: number, signal?: AbortSignal) {
     const url = new URL(path, this.base);
+    const started = performance.now();
     try {
       const res = await request(url, {
         method: 'GET',
@@ -186,6 +188,8 @@ export class ZoektClient {
       return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body };
     } catch (err) {
       throw this.transportError(err, path);
+    } finally {
+      recordZoektRequest(this.url, path, performance.now() - started);
     }
   }
 
@@ -238,6 +242,7 @@ export class ZoektClient {
     let contentType: string;
     let body: string;
     this.onRequest?.({ path, phase: 'start' });
+    const started = performance.now();
     try {
       const res = await request(url, {
         method: 'POST',
@@ -257,6 +262,7 @@ export class ZoektClient {
       if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
       throw new AbortError(te);
     } finally {
+      recordZoektRequest(this.url, path, performance.now() - started);
       this.onRequest?.({ path, phase: 'end' });
     }
     if (status === 200) {
