@@ -3,8 +3,9 @@ import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
 import { defineTool } from './define.js';
+import { toolInput } from './shared.js';
 
-const input = z.strictObject({});
+const input = toolInput({});
 
 /** get_health's answer, plus the local serve command's view of the index when there is one. */
 const output = HealthOutput.extend({
@@ -29,8 +30,7 @@ const output = HealthOutput.extend({
         }),
       ),
     })
-    .optional()
-    .describe('Only under the local serve command: each listed repository, its index age and indexing progress'),
+    .optional(),
 });
 
 type Output = z.output<typeof output>;
@@ -81,8 +81,7 @@ export const getHealthTool = defineTool({
   name: GET_HEALTH,
   title: 'Backend health',
   description: [
-    'Whether Zoekt is reachable and ready, and index statistics (repos, files, shards, sizes, index times, repos without symbols). Under the local serve command, also each listed repository\'s indexing state, progress and index age.',
-    'Call it when searches fail or come back empty: a down backend is reported as status "down" with a hint, not as an error.',
+    'Zoekt up and ready; index stats and symbol coverage; per-tool latency and cache hit rate. Call it when searches fail or come back empty.',
     'Example:',
     '- {}',
   ].join('\n'),
