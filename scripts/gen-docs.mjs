@@ -26,7 +26,7 @@ const README = join(ROOT, 'README.md');
 
 const { TOOLS } = await import('../dist/tools/index.js');
 const { sharedFilterArgs } = await import('../dist/tools/shared.js');
-const { OPTIONS, envForm } = await import('../dist/config.js');
+const { OPTIONS, SERVE_ENV, envForm } = await import('../dist/config.js');
 const { ERROR_CODES, ERROR_CODE_MEANINGS, isRetryable } = await import('../dist/errors.js');
 
 /** The client configurations, in the order the README shows them. */
@@ -150,6 +150,15 @@ function optionTable(group) {
   return table(['flag', 'environment', 'default', 'meaning'], rows);
 }
 
+function serveEnvTable() {
+  const rows = Object.values(SERVE_ENV).map((o) => {
+    const dflt = typeof o.default === 'object' ? o.default.text : code(o.default);
+    const takes = range(o.min, o.max);
+    return [code(`${o.env}=${o.value}`), dflt, `${o.description}${takes ? ` (${takes})` : ''}`];
+  });
+  return table(['environment', 'default', 'meaning'], rows);
+}
+
 function errorTable() {
   return table(
     ['code', 'retryable', 'meaning'],
@@ -211,6 +220,7 @@ export function sections() {
   const out = new Map();
   out.set('options-general', optionTable('general'));
   out.set('options-http', optionTable('http'));
+  out.set('options-serve', serveEnvTable());
   out.set('errors', errorTable());
   out.set('shared-filters', sharedFilterTable());
   for (const tool of TOOLS) out.set(`tool:${tool.name}`, toolBlock(tool));

@@ -19,9 +19,18 @@ if [ ${#missing[@]} -eq 0 ]; then
   say "zoekt $ZOEKT_VERSION present in ${bin_dir#"$root"/}"
 else
   command -v go >/dev/null 2>&1 || { say "Go is needed to build Zoekt (https://go.dev/dl/); not found on PATH"; exit 1; }
-  say "building ${missing[*]} at $ZOEKT_VERSION (first time only, about 2 minutes)"
+  say "building ${missing[*]} at $ZOEKT_VERSION (first time only, usually about 2 minutes): downloading, then compiling"
+  started=$SECONDS
+  # A long step: every 15 s, how long it has taken and roughly how far along it is against the
+  # usual 120 s; near or past that, that it is taking longer than usual rather than "100%".
+  (while sleep 15; do
+    t=$((SECONDS - started))
+    if [ "$t" -lt 110 ]; then say "still building Zoekt: ${t} s so far, about $((t * 100 / 120))% of the usual time"
+    else say "still building Zoekt: ${t} s so far, longer than usual (a slow network or a busy machine)"; fi
+  done) &
+  ticker=$!
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  trap 'kill "$ticker" 2>/dev/null || true; rm -rf "$work"' EXIT
   # A throwaway module pins the version: 'go install pkg@version' would also ask the proxy for
   # the module's version list, which is not served for every module.
   printf 'module zoekt-mcp-tools\n\ngo 1.23\n\nrequire %s %s\n' "$ZOEKT_MODULE" "$ZOEKT_VERSION" > "$work/go.mod"
@@ -31,14 +40,10 @@ else
     say "module hash mismatch for $ZOEKT_MODULE@$ZOEKT_VERSION: got '$sum', pinned '$ZOEKT_SUM'"
     exit 1
   fi
+  say "downloaded Zoekt's sources in $((SECONDS - started)) s; compiling"
   pkgs=()
   for cmd in $ZOEKT_COMMANDS; do pkgs+=("$ZOEKT_MODULE/cmd/$cmd"); done
   mkdir -p "$bin_dir"
-  started=$SECONDS
-  # A long step: say every 15 s that it is still going, and how long it has taken.
-  (while sleep 15; do say "still building Zoekt: $((SECONDS - started)) s so far (usually about 120 s)"; done) &
-  ticker=$!
-  trap 'kill "$ticker" 2>/dev/null || true; rm -rf "$work"' EXIT
   (cd "$work" && go build -trimpath -o "$bin_dir/" "${pkgs[@]}")
   kill "$ticker" 2>/dev/null || true
   say "installed $ZOEKT_COMMANDS into ${bin_dir#"$root"/} in $((SECONDS - started)) s"

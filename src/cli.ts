@@ -27,7 +27,14 @@ async function main(): Promise<number> {
   const log = createLogger(config.logLevel);
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log });
   const cache = new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs });
-  const deps = { zoekt, log, cache, scope: new RepoScope(config.allowRepos) };
+  const deps = {
+    zoekt,
+    log,
+    cache,
+    scope: new RepoScope(config.allowRepos),
+    timeoutMs: config.timeoutMs,
+    admission: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueue },
+  };
   if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
   if (config.http) {
     // Loaded only here: the stdio server starts without the HTTP stack.

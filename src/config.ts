@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './log.js';
 import { repoGlobToRegex } from './search/globs.js';
+import { LOOPBACK_HOSTS, parseHostPattern, type HostPattern } from './server/hosts.js';
 import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern, type OriginPattern } from './server/origins.js';
 
 export interface HttpConfig {
@@ -14,8 +15,20 @@ export interface HttpConfig {
   authToken?: string;
   /** The browser origins that may call; a request whose Origin is not among them gets 403. */
   allowedOrigins: OriginPattern[];
+  /** The Host headers the MCP endpoints answer; others get 403 (the probes answer any). */
+  allowedHosts: HostPattern[];
   /** How long in-flight calls may take to finish after SIGTERM or SIGINT. */
   shutdownTimeoutMs: number;
+  /** A connection that has not sent its whole request head by then is answered 408 and closed. */
+  headersTimeoutMs: number;
+  /** The same for the whole request, body included; the time the answer takes is not counted. */
+  requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  keepAliveTimeoutMs: number;
+  /** Open connections served; the ones past it get 503 with Retry-After on their first request. */
+  maxConnections: number;
+  /** Messages in one JSON-RPC batch; a larger batch is refused whole with -32600. */
+  maxBatch: number;
 }
 
 export interface Config {
@@ -28,6 +41,10 @@ export interface Config {
   cacheTtlMs: number;
   /** Repo-name globs every tool is confined to; empty means every indexed repo. */
   allowRepos: string[];
+  /** Tool calls run at once by this process; more wait in a queue. */
+  maxInFlight: number;
+  /** Tool calls that may wait for a turn; past it a call is refused with OVERLOADED. */
+  maxQueue: number;
   /** Present when serving over HTTP; stdio otherwise. */
   http?: HttpConfig;
 }
@@ -45,9 +62,23 @@ export const DEFAULTS: Config = {
   cacheMb: 64,
   cacheTtlMs: 120_000,
   allowRepos: [],
+  maxInFlight: 16,
+  maxQueue: 64,
 };
 
-export const HTTP_DEFAULTS = { host: '127.0.0.1', port: 3000, shutdownTimeoutMs: 10_000 } as const;
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3000,
+  shutdownTimeoutMs: 10_000,
+  // Far above what a client on any network needs to send a JSON-RPC message of at most 1 MiB,
+  // far below what lets a few hundred slow connections hold the server (node's own: 60 s, 300 s).
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+  // A batch is for a client sending a few calls at once, not a way past admission control.
+  maxBatch: 20,
+} as const;
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
 const MIN_TOKEN_LENGTH = 16;
@@ -93,7 +124,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: DEFAULTS.timeoutMs,
     min: 100,
     max: 120_000,
-    description: 'deadline of one Zoekt call, retries included; Zoekt is told to stop searching a little before it',
+    description: 'deadline of one tool call: its wait for a turn, every Zoekt request (retries included) and the reply; Zoekt is told to stop searching a little before it',
     group: 'general',
   },
   {
@@ -131,6 +162,26 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 1000,
     max: 3_600_000,
     description: 'how long a cached window serves later pages',
+    group: 'general',
+  },
+  {
+    name: 'max-in-flight',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_IN_FLIGHT',
+    default: DEFAULTS.maxInFlight,
+    min: 1,
+    max: 4096,
+    description: 'tool calls this process runs at once, over every transport and session; more wait for a turn (get_health never waits)',
+    group: 'general',
+  },
+  {
+    name: 'max-queue',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_QUEUE',
+    default: DEFAULTS.maxQueue,
+    min: 0,
+    max: 100_000,
+    description: 'tool calls that may wait for a turn; past it a call is refused at once with OVERLOADED and retry_after_ms',
     group: 'general',
   },
   {
@@ -182,6 +233,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     group: 'http',
   },
   {
+    name: 'allowed-hosts',
+    value: 'LIST',
+    env: 'ZOEKT_MCP_ALLOWED_HOSTS',
+    default: { text: 'localhost, 127.0.0.1 and [::1] on a loopback --host; required otherwise' },
+    description:
+      'comma-separated Host headers the MCP endpoints answer, name[:port] (any port without one), e.g. mcp.example.com,10.0.0.5:3000; * answers any Host, for when a proxy in front checks it. /healthz and /readyz answer any Host',
+    group: 'http',
+  },
+  {
     name: 'shutdown-timeout-ms',
     value: 'N',
     env: 'ZOEKT_MCP_SHUTDOWN_TIMEOUT_MS',
@@ -191,7 +251,132 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: 'after SIGTERM or SIGINT, how long in-flight calls may finish',
     group: 'http',
   },
+  {
+    name: 'headers-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_HEADERS_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.headersTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'a connection that has not sent its request headers by then gets 408 and is closed; capped at --request-timeout-ms',
+    group: 'http',
+  },
+  {
+    name: 'request-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_REQUEST_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.requestTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'the same for the whole request, body included (the time the answer takes does not count)',
+    group: 'http',
+  },
+  {
+    name: 'keep-alive-timeout-ms',
+    value: 'N',
+    env: 'ZOEKT_MCP_KEEP_ALIVE_TIMEOUT_MS',
+    default: HTTP_DEFAULTS.keepAliveTimeoutMs,
+    min: 100,
+    max: 600_000,
+    description: 'how long an idle kept-alive connection stays open between requests',
+    group: 'http',
+  },
+  {
+    name: 'max-connections',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_CONNECTIONS',
+    default: HTTP_DEFAULTS.maxConnections,
+    min: 1,
+    max: 65_535,
+    description: 'open connections served at once (SSE streams included); past it a request gets 503 with Retry-After, and a few more past that are not accepted at all',
+    group: 'http',
+  },
+  {
+    name: 'max-batch',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_BATCH',
+    default: HTTP_DEFAULTS.maxBatch,
+    min: 1,
+    max: 100,
+    description: 'messages in one JSON-RPC batch on /mcp or /messages; a larger batch, or an empty one, gets a JSON-RPC -32600 error',
+    group: 'http',
+  },
 ];
+
+/**
+ * What the local serve command (scripts/serve.sh, zoekt-mcp-serve) reads from the environment
+ * besides the options above: where the index and the tools live, what to index, and how the
+ * shared Zoekt behaves. As data, like OPTIONS: the README's table is generated from it, and
+ * src/local/serve.ts reads and checks every variable through it.
+ */
+export interface ServeEnvSpec {
+  env: string;
+  /** The value's placeholder: N for a whole number, else what it names. */
+  value: string;
+  default: number | { text: string };
+  description: string;
+  min?: number;
+  max?: number;
+}
+
+export const SERVE_ENV = {
+  repos: {
+    env: 'ZOEKT_MCP_REPOS',
+    value: 'PATH',
+    default: { text: '`zoekt-config/repos` in a checkout; none installed' },
+    description: 'what to index: a folder, or a file listing one folder per line (relative to the file); `--repo PATH` overrides it',
+  },
+  data: {
+    env: 'ZOEKT_MCP_DATA',
+    value: 'DIR',
+    default: { text: '`.data/` in a checkout, `~/.local/share/zoekt-mcp` installed' },
+    description: 'where the index, its state and the logs of the shared Zoekt and its supervisor live',
+  },
+  tools: {
+    env: 'ZOEKT_MCP_TOOLS_DIR',
+    value: 'DIR',
+    default: { text: '`.tools/` in a checkout, `~/.cache/zoekt-mcp/tools` installed' },
+    description: 'where Zoekt is installed (at the pinned version, in a folder of its own)',
+  },
+  port: {
+    env: 'ZOEKT_PORT',
+    value: 'N',
+    default: 6070,
+    min: 0,
+    max: 65_535,
+    description: "the shared Zoekt's port; 0 picks a free one (with `--repo`, a free one unless set)",
+  },
+  lingerMs: {
+    env: 'ZOEKT_MCP_LINGER_MS',
+    value: 'N',
+    default: 60_000,
+    min: 0,
+    max: 86_400_000,
+    description: 'how long the shared Zoekt stays up after its last client quit, so a client spawned again soon finds it running',
+  },
+  pollMs: {
+    env: 'ZOEKT_MCP_POLL_MS',
+    value: 'N',
+    default: 2000,
+    min: 100,
+    max: 3_600_000,
+    description: "how often the listed repositories' HEADs and the list itself are checked for changes (plain folders are also watched)",
+  },
+} as const satisfies Record<string, ServeEnvSpec>;
+
+/** A whole-number variable of SERVE_ENV: its default when unset or empty; throws, naming it, when out of bounds. */
+export function serveEnvNumber(spec: ServeEnvSpec, env: NodeJS.ProcessEnv): number {
+  const v = env[spec.env];
+  if (v === undefined || v === '') {
+    if (typeof spec.default !== 'number') throw new Error(`${spec.env} has no default`);
+    return spec.default;
+  }
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || (spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+    throw new Error(`${spec.env} must be a whole number from ${spec.min ?? 0} to ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
+  }
+  return n;
+}
 
 const OPTION = Object.fromEntries(OPTIONS.map((o) => [o.name, o])) as Record<string, OptionSpec>;
 
@@ -319,6 +504,18 @@ function parseOrigins(value: string, source: string): OriginPattern[] {
   });
 }
 
+function parseHosts(value: string, source: string): HostPattern[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error(`${source} names no host, got ${JSON.stringify(value)}`);
+  return items.map((item) => {
+    try {
+      return parseHostPattern(item);
+    } catch (err) {
+      throw new Error(`${source}: ${(err as Error).message}`);
+    }
+  });
+}
+
 function parseLogLevel(value: string, source: string): LogLevel {
   const v = value.trim().toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(v)) throw new Error(`${source} must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}`);
@@ -377,6 +574,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
     if (cacheMb) config.cacheMb = parseBounded('cache-mb', ...cacheMb);
     const cacheTtl = pick('cache-ttl-ms');
     if (cacheTtl) config.cacheTtlMs = parseBounded('cache-ttl-ms', ...cacheTtl);
+    const inFlight = pick('max-in-flight');
+    if (inFlight) config.maxInFlight = parseBounded('max-in-flight', ...inFlight);
+    const queue = pick('max-queue');
+    if (queue) config.maxQueue = parseBounded('max-queue', ...queue);
     const allow = pick('allow-repos');
     if (allow) config.allowRepos = parseRepoGlobs(...allow);
     const http = loadHttp(values, env, pick);
@@ -412,12 +613,25 @@ function loadHttp(
   const timeout = pick('shutdown-timeout-ms');
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
+  const hosts = pick('allowed-hosts');
+  const bounded = (name: string, fallback: number): number => {
+    const v = pick(name);
+    return v ? parseBounded(name, ...v) : fallback;
+  };
   const http: HttpConfig = {
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
     port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
     allowedOrigins: [],
+    allowedHosts: [],
     shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
+    headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
+    requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
+    keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
+    maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
+    maxBatch: bounded('max-batch', HTTP_DEFAULTS.maxBatch),
   };
+  // The head is part of the request: a longer wait for it than for the whole would never apply.
+  http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);
   if (token) http.authToken = parseToken(...token);
   const loopback = isLoopbackHost(http.host);
   if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth')) {
@@ -427,5 +641,16 @@ function loadHttp(
     );
   }
   http.allowedOrigins = origins ? parseOrigins(...origins) : loopback ? LOOPBACK_ORIGINS.map(parseOriginPattern) : [];
+  if (hosts) http.allowedHosts = parseHosts(...hosts);
+  else if (loopback) {
+    // The bound address itself too (127.0.0.2, say), which is how its clients name it.
+    const bound = parseHostPattern(http.host.includes(':') ? `[${http.host}]` : http.host);
+    http.allowedHosts = [...LOOPBACK_HOSTS.map(parseHostPattern), ...(LOOPBACK_HOSTS.includes(bound.hostname) ? [] : [bound])];
+  } else {
+    throw new Error(
+      `serving ${http.host} (not a loopback address) needs --allowed-hosts or ZOEKT_MCP_ALLOWED_HOSTS: the names clients reach this server by ` +
+        '(e.g. mcp.example.com,10.0.0.5), or * when a proxy in front checks the Host header',
+    );
+  }
   return http;
 }

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'FORBIDDEN',
   'TIMEOUT',
   'UNAVAILABLE',
+  'OVERLOADED',
   'BACKEND_MISCONFIGURED',
   'INTERNAL',
 ] as const;
@@ -14,7 +15,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes where calling again unchanged may succeed. */
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['TIMEOUT', 'UNAVAILABLE']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['TIMEOUT', 'UNAVAILABLE', 'OVERLOADED']);
 
 export function isRetryable(code: ErrorCode): boolean {
   return RETRYABLE.has(code);
@@ -27,8 +28,9 @@ export const ERROR_CODE_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   INVALID_CURSOR: 'a cursor that does not decode, was altered, or comes back with another tool or other arguments',
   NOT_FOUND: 'an unknown repository or file; the hint names the nearest ones',
   FORBIDDEN: 'a repository outside the configured scope (--allow-repos)',
-  TIMEOUT: 'Zoekt did not answer within the deadline (--timeout-ms)',
+  TIMEOUT: 'the call did not finish within its deadline (--timeout-ms), Zoekt requests and queueing included',
   UNAVAILABLE: 'Zoekt is unreachable, answers 5xx or is not ready; the hint names the URL tried and how to check it',
+  OVERLOADED: 'the server is at its limit of calls in flight and queued (--max-in-flight, --max-queue); retry after retry_after_ms',
   BACKEND_MISCONFIGURED: 'Zoekt answers, but not as zoekt-mcp needs (e.g. zoekt-webserver runs without -rpc)',
   INTERNAL: 'a bug in zoekt-mcp, not in the arguments',
 };
@@ -41,17 +43,21 @@ export class ToolError extends Error {
   readonly code: ErrorCode;
   readonly hint: string;
   readonly retryable: boolean;
+  /** For OVERLOADED: how long to wait before calling again. */
+  readonly retryAfterMs?: number;
 
-  constructor(code: ErrorCode, message: string, hint: string, options?: { cause?: unknown; retryable?: boolean }) {
+  constructor(code: ErrorCode, message: string, hint: string, options?: { cause?: unknown; retryable?: boolean; retryAfterMs?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ToolError';
     this.code = code;
     this.hint = hint;
     this.retryable = options?.retryable ?? isRetryable(code);
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 
-  toJSON(): { code: ErrorCode; message: string; hint: string; retryable: boolean } {
-    return { code: this.code, message: this.message, hint: this.hint, retryable: this.retryable };
+  toJSON(): { code: ErrorCode; message: string; hint: string; retryable: boolean; retry_after_ms?: number } {
+    const json = { code: this.code, message: this.message, hint: this.hint, retryable: this.retryable };
+    return this.retryAfterMs === undefined ? json : { ...json, retry_after_ms: this.retryAfterMs };
   }
 }
 

@@ -4,10 +4,15 @@
  * - a search that comes back empty, or a file not found, while a repository it covers has no
  *   index yet is not "no match": it is UNAVAILABLE, retryable, saying how far indexing is and
  *   when to retry;
- * - every answer's text says how old the index of the repositories it shows is;
+ * - a search that comes back with results while a repository it covers has no index yet is
+ *   partial, saying which and when to retry;
+ * - every answer says how old the index of the repositories it shows is (index_age, index_state,
+ *   and a line of its text);
  * - get_health carries each repository's indexing state and progress.
  */
 import { ToolError } from '../errors.js';
+import type { Partial } from '../search/completeness.js';
+import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/freshness.js';
 import { repoGlobToRegex } from '../search/globs.js';
 import { describeRepo, localStatus, retryAfterMs, roughly, type RepoStatus } from './status.js';
 
@@ -48,7 +53,54 @@ function notIndexed(pending: RepoStatus[]): ToolError {
   );
 }
 
-/** Before a tool's answer goes out: an error to give instead, or a line to add to its text. */
+/** The list tools whose answers carry `index_age` (src/search/freshness.ts). */
+const AGED_TOOLS = new Set(['search_code', 'search_symbols', 'search_files', 'find_references']);
+
+function indexState(r: RepoStatus): IndexState {
+  if (r.state === 'ready') return 'current';
+  if (r.state === 'indexing') return 'indexing';
+  if (r.state === 'error') return 'failed';
+  return 'queued';
+}
+
+function indexAge(r: RepoStatus): RepoIndexAge {
+  const state = indexState(r);
+  const age = ageSeconds(r.indexed_at);
+  return {
+    repo: r.name,
+    ...(r.indexed_at && r.has_index ? { index_time: r.indexed_at } : {}),
+    ...(age !== undefined && r.has_index ? { index_age_s: age } : {}),
+    state,
+    ...(state === 'indexing' || state === 'queued' ? { retry_after_s: Math.round(retryAfterMs(r) / 1000) } : {}),
+  };
+}
+
+/** Results came back, but some repositories the call covers have no index yet: the answer is partial, and says when to retry. */
+function pendingPartial(pending: RepoStatus[]): Partial {
+  const indexing = pending.filter((r) => r.state !== 'error');
+  const what = pending.map(describeRepo).join('; ');
+  const one = pending.length === 1;
+  const reason = `${one ? 'a repository this call covers is' : `${pending.length} repositories this call covers are`} not indexed yet, so ${one ? 'its' : 'their'} results are missing (${what})`;
+  if (!indexing.length) {
+    return { reason, hint: "Fix the cause named above (the repository stays listed and is indexed again when it changes); get_health shows each repository's state." };
+  }
+  const wait = Math.max(...indexing.map(retryAfterMs));
+  return { reason, hint: `Retry the same call in about ${roughly(wait)} for the whole answer; get_health shows indexing progress per repository.` };
+}
+
+function markPartial(out: Record<string, unknown>, p: Partial): void {
+  const prev = out.partial as Partial | undefined;
+  out.partial = prev ? { reason: `${prev.reason}; ${p.reason}`, hint: `${prev.hint} ${p.hint}` } : p;
+  // Counts that leave out a repository are lower bounds.
+  if (out.stats && typeof out.stats === 'object' && 'complete' in out.stats) out.stats = { ...out.stats, complete: false };
+}
+
+/**
+ * Before a tool's answer goes out: an error to give instead, or a line to add to its text. The
+ * answer itself is completed in place: `index_age` of search answers and `index_state` of
+ * list_repos entries, and `partial` (with `stats.complete` false) when results came back while
+ * a repository the call covers is still waiting for its first index.
+ */
 export function localAnswer(tool: string, args: unknown, out: Record<string, unknown>): { error?: ToolError; note?: string } {
   const status = localStatus();
   if (!status || !REPO_TOOLS.has(tool)) return {};
@@ -63,6 +115,7 @@ export function localAnswer(tool: string, args: unknown, out: Record<string, unk
   const mine = covered(status.repos, a);
   const pending = mine.filter((r) => !r.has_index);
   if (pending.length && isEmpty(out)) return { error: notIndexed(pending) };
+  if (pending.length) markPartial(out, pendingPartial(pending));
   // How old the index is, for the repositories the answer shows (all covered ones for list_repos).
   const shown = new Set<string>();
   const collect = (v: unknown) => {
@@ -71,7 +124,17 @@ export function localAnswer(tool: string, args: unknown, out: Record<string, unk
   for (const k of ['results', 'symbols', 'files', 'usages', 'definitions']) collect(out[k]);
   if (typeof out.repo === 'string') shown.add(out.repo);
   if (tool === 'list_repos') for (const r of mine) shown.add(r.name);
-  const parts = status.repos.filter((r) => shown.has(r.name)).map(age);
+  const seen = status.repos.filter((r) => shown.has(r.name) && r.has_index);
+  if (AGED_TOOLS.has(tool)) out.index_age = [...seen, ...pending].map(indexAge);
+  if (tool === 'list_repos' && Array.isArray(out.repos)) {
+    const byName = new Map(status.repos.map((r) => [r.name, r]));
+    out.repos = (out.repos as { name: string; index_time?: string }[]).map((e) => {
+      const r = byName.get(e.name);
+      const age = ageSeconds(e.index_time);
+      return { ...e, ...(age !== undefined ? { index_age_s: age } : {}), ...(r ? { index_state: indexState(r) } : {}) };
+    });
+  }
+  const parts = seen.map(age);
   for (const r of pending) parts.push(describeRepo(r));
   return parts.length ? { note: `index: ${parts.join('; ')}` } : {};
 }

@@ -10,8 +10,8 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
 export interface IndexerPaths {
@@ -43,8 +43,72 @@ async function copyConfig(from: string, to: string): Promise<void> {
   }
 }
 
-export function shadowDir(paths: IndexerPaths, e: RepoEntry): string {
+export function shadowDir(paths: IndexerPaths, e: Pick<RepoEntry, 'dir'>): string {
   return join(paths.shadows, `${createHash('sha1').update(e.dir).digest('hex').slice(0, 16)}.git`);
+}
+
+/** Creates the shadow repository if needed. Git's own gc stays off there: pruneShadow runs it, between indexes. */
+async function initShadow(paths: IndexerPaths, e: RepoEntry): Promise<string> {
+  const shadow = shadowDir(paths, e);
+  mkdirSync(paths.shadows, { recursive: true });
+  if (!existsSync(join(shadow, 'HEAD'))) {
+    await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
+    await run('git', [`--git-dir=${shadow}`, 'config', 'gc.auto', '0']);
+    await run('git', [`--git-dir=${shadow}`, 'config', 'maintenance.auto', 'false']);
+  }
+  return shadow;
+}
+
+/**
+ * Every index leaves the snapshot (or fetched commit) before it behind in the shadow repository.
+ * Once they take more room than the code itself, everything but what was just indexed (and, for
+ * a plain directory, what its staging index refers to) is dropped. Called only between indexes:
+ * nothing else reads the shadow then.
+ */
+export async function pruneShadow(paths: IndexerPaths, e: RepoEntry, codeBytes: number, floorBytes = 16 * 1024 * 1024): Promise<boolean> {
+  const gitDir = `--git-dir=${shadowDir(paths, e)}`;
+  const counted = await run('git', [gitDir, 'count-objects', '-v']).catch(() => '');
+  const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, 'm').exec(counted)?.[1] ?? 0);
+  const stored = (kib('size') + kib('size-pack')) * 1024;
+  if (stored <= Math.max(codeBytes, floorBytes)) return false;
+  // (gc also forgets the shallow fetches' cut points that it pruned.)
+  await run('git', [gitDir, '-c', 'gc.reflogExpire=now', '-c', 'gc.reflogExpireUnreachable=now', 'gc', '-q', '--prune=now']);
+  return true;
+}
+
+/**
+ * The shadows and shards of repositories that are no longer listed, and what interrupted
+ * indexers left: removed. `names` and `dirs` are the listed entries'. Called only while no
+ * indexer runs (the supervisor is the index folder's only writer, and indexes one at a time).
+ */
+export function sweep(paths: IndexerPaths, listed: { name: string; dir: string }[], leftovers: boolean): string[] {
+  const removed: string[] = [];
+  let shards: string[] = [];
+  try {
+    shards = readdirSync(paths.index);
+  } catch {
+    // no index yet
+  }
+  for (const f of shards) {
+    const shard = /\.zoekt(\.meta)?$/.test(f);
+    if ((shard && !listed.some((e) => isShardOf(f, e.name))) || (leftovers && f.endsWith('.tmp'))) {
+      rmSync(join(paths.index, f), { force: true });
+      removed.push(f);
+    }
+  }
+  const keep = new Set(listed.map((e) => basename(shadowDir(paths, e))));
+  let shadows: string[] = [];
+  try {
+    shadows = readdirSync(paths.shadows);
+  } catch {
+    // none yet
+  }
+  for (const d of shadows) {
+    if (keep.has(d)) continue;
+    rmSync(join(paths.shadows, d), { recursive: true, force: true });
+    removed.push(`shadow/${d}`);
+  }
+  return removed;
 }
 
 function shadowGit(paths: IndexerPaths, e: RepoEntry, ...args: string[]): Promise<string> {
@@ -64,9 +128,7 @@ export async function fingerprint(paths: IndexerPaths, e: RepoEntry): Promise<st
     const head = await run('git', ['-C', e.dir, 'rev-parse', 'HEAD']);
     return `commit:${head}`;
   }
-  const shadow = shadowDir(paths, e);
-  mkdirSync(paths.shadows, { recursive: true });
-  await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
+  const shadow = await initShadow(paths, e);
   await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
   await shadowGit(paths, e, 'add', '-A', '--ignore-errors', '.');
   return `tree:${await shadowGit(paths, e, 'write-tree')}`;
@@ -98,9 +160,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
     if (e.kind === 'git') {
       // Zoekt names a git repository itself (and cannot open a linked work tree): a shadow
       // repository holding a shallow copy of HEAD, with the entry's name, is indexed instead.
-      const shadow = shadowDir(paths, e);
-      mkdirSync(paths.shadows, { recursive: true });
-      await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
+      const shadow = await initShadow(paths, e);
       await copyConfig(e.dir, shadow);
       await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
       await run('git', [`--git-dir=${shadow}`, 'fetch', '-q', '--depth', '1', '--no-tags', e.dir, 'HEAD']);
@@ -110,8 +170,9 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
       repoDir = shadow;
     } else {
       const tree = fp.slice('tree:'.length);
-      const parent = await shadowGit(paths, e, 'rev-parse', '--verify', '-q', 'refs/heads/main').catch(() => '');
-      const commit = await shadowGit(paths, e, 'commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `snapshot of ${e.dir}`);
+      // No parent: a snapshot's history is never needed (a delta build diffs the indexed commit
+      // with this one), and without one the snapshots before it can be pruned.
+      const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
       await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
       repoDir = shadowDir(paths, e);
     }
@@ -124,6 +185,9 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, CTAGS_COMMAND: paths.ctags },
       });
+      // Should this process die, its successor finds the indexer by this file and stops it before
+      // writing the index itself.
+      if (child.pid) writeFileSync(indexerPidFile(paths), String(child.pid));
       let err = '';
       child.stderr!.on('data', (d: Buffer) => {
         const s = d.toString();
@@ -132,6 +196,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
       });
       child.on('error', reject);
       child.on('exit', (code, signal) => {
+        rmSync(indexerPidFile(paths), { force: true });
         if (code === 0) resolve();
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
@@ -146,18 +211,30 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
   };
 }
 
+/** Where the running indexer's pid is kept, beside the index it writes. */
+export function indexerPidFile(paths: IndexerPaths): string {
+  return join(paths.index, '..', 'indexer.pid');
+}
+
 /** Go's url.QueryEscape, which Zoekt applies to a repository name to name its shards. */
 export function shardPrefix(name: string): string {
   let p = encodeURIComponent(name)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
-  if (p.length > 200) p = p.slice(0, 200); // followed by a hash in Zoekt; the prefix still matches
+  if (p.length > 200) p = p.slice(0, 200); // followed by a hash in Zoekt (isShardOf allows it)
   return p;
+}
+
+/** Whether the file `f` of the index folder is a shard of repository `name` (or a shard's metadata, with `meta`). */
+export function isShardOf(f: string, name: string, meta = true): boolean {
+  const p = shardPrefix(name);
+  if (!f.startsWith(p)) return false;
+  // `_v16.00000.zoekt`: exactly, so that repository "a" never claims the shards of "a_v2".
+  return (meta ? /^(_[0-9a-f]+)?_v\d+\.\d+\.zoekt(\.meta)?$/ : /^(_[0-9a-f]+)?_v\d+\.\d+\.zoekt$/).test(f.slice(p.length));
 }
 
 /** Deletes the shards of a repository (it left the list); Zoekt drops them from its answers. */
 export function removeShards(indexDir: string, name: string): string[] {
-  const prefix = `${shardPrefix(name)}_v`;
   const removed: string[] = [];
   let files: string[] = [];
   try {
@@ -166,7 +243,7 @@ export function removeShards(indexDir: string, name: string): string[] {
     return removed;
   }
   for (const f of files) {
-    if (f.startsWith(prefix) && /\.zoekt(\.meta)?$/.test(f)) {
+    if (isShardOf(f, name)) {
       rmSync(join(indexDir, f), { force: true });
       removed.push(f);
     }
@@ -175,9 +252,8 @@ export function removeShards(indexDir: string, name: string): string[] {
 }
 
 export function hasShards(indexDir: string, name: string): boolean {
-  const prefix = `${shardPrefix(name)}_v`;
   try {
-    return readdirSync(indexDir).some((f) => f.startsWith(prefix) && f.endsWith('.zoekt'));
+    return readdirSync(indexDir).some((f) => isShardOf(f, name, false));
   } catch {
     return false;
   }

@@ -29,6 +29,8 @@ export interface RepoList {
   entries: RepoEntry[];
   /** One message per bad entry, each naming its line. */
   errors: string[];
+  /** The list file itself could not be read: nothing is known about what to index. */
+  unreadable?: boolean;
 }
 
 /** The lines of a list file: comments (#…) and blank lines left out, line numbers kept. */
@@ -115,7 +117,7 @@ export function readRepoList(spec: { file?: string; dirs?: string[]; base: strin
     try {
       text = readFileSync(spec.file, 'utf8');
     } catch (err) {
-      return { entries, errors: [`${spec.label ?? spec.file}: cannot read the repo list (${(err as NodeJS.ErrnoException).code ?? String(err)})`] };
+      return { entries, errors: [`${spec.label ?? spec.file}: cannot read the repo list (${(err as NodeJS.ErrnoException).code ?? String(err)})`], unreadable: true };
     }
     for (const l of listLines(text)) items.push({ text: l.text, source: `${spec.label ?? spec.file}:${l.line}` });
   }

@@ -15,6 +15,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVE_ENV, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
 import { describeRepo, roughly, setLocalStatusSource, type SupervisorStatus } from './status.js';
@@ -29,31 +30,25 @@ function env(name: string): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
-function whole(name: string, fallback: number): number {
-  const v = env(name);
-  if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
 
 /** Where everything lives, from the environment (as serve.sh documents it) and the arguments. */
 export function supervisorOptions(parsed: Parsed): SupervisorOptions {
   const checkout = existsSync(join(root, 'src/cli.ts'));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(process.cwd(), p));
-  const tools = abs(env('ZOEKT_MCP_TOOLS_DIR') ?? (checkout ? join(root, '.tools') : join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'zoekt-mcp/tools')));
-  let data = abs(env('ZOEKT_MCP_DATA') ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
+  const tools = abs(env(SERVE_ENV.tools.env) ?? (checkout ? join(root, '.tools') : join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'zoekt-mcp/tools')));
+  let data = abs(env(SERVE_ENV.data.env) ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
   const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
   let list: SupervisorOptions['list'];
-  let port = whole('ZOEKT_PORT', 6070);
+  let port = serveEnvNumber(SERVE_ENV.port, process.env);
   if (parsed.repos.length) {
     const dirs = parsed.repos.map(abs);
     // A folder named on its own is named by its path under the home folder (or its absolute path).
     list = { dirs, base: homedir(), label: '--repo' };
     // One project's index and Zoekt of its own, beside (not instead of) the default list's.
     data = join(data, 'projects', createHash('sha256').update(dirs.join('\n')).digest('hex').slice(0, 16));
-    if (!env('ZOEKT_PORT')) port = 0;
+    if (!env(SERVE_ENV.port.env)) port = 0;
   } else {
-    const given = env('ZOEKT_MCP_REPOS');
+    const given = env(SERVE_ENV.repos.env);
     if (given) {
       const p = abs(given);
       if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
@@ -71,10 +66,14 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
     ctags: join(root, 'zoekt-config/universal-ctags'),
     list,
     port,
-    lingerMs: whole('ZOEKT_MCP_LINGER_MS', 60_000),
-    pollMs: Math.max(100, whole('ZOEKT_MCP_POLL_MS', 2000)),
+    lingerMs: serveEnvNumber(SERVE_ENV.lingerMs, process.env),
+    pollMs: serveEnvNumber(SERVE_ENV.pollMs, process.env),
     socket: socketFor(data),
   };
+}
+
+function repositories(n: number): string {
+  return `${n} ${n === 1 ? 'repository' : 'repositories'}`;
 }
 
 function done(r: SupervisorStatus['repos'][number]): boolean {
@@ -105,25 +104,33 @@ async function setup(opts: SupervisorOptions): Promise<number> {
     }
     lastTime = now;
   };
+  // A bad line is said at once (and the set-up fails at the end), not after a long first index.
+  const saidErrors = new Set<string>();
+  const sayErrors = (s: SupervisorStatus) => {
+    for (const e of s.list_errors) {
+      if (!saidErrors.has(e)) say(`error: ${e}`);
+      saidErrors.add(e);
+    }
+  };
   return new Promise<number>((resolvePromise) => {
     const check = (s: SupervisorStatus) => {
+      sayErrors(s);
       show(s, Date.now() - lastTime > (tty ? 2000 : 10_000));
       if (s.pass <= firstPass) return;
       if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
-        for (const e of s.list_errors) say(`error: ${e}`);
         const failed = s.repos.filter((r) => r.state === 'error');
-        say(`${s.repos.length - failed.length} of ${s.repos.length} repositories indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})`);
+        const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${opts.list.label}, named above` : '';
+        say(`${s.repos.length - failed.length} of ${repositories(s.repos.length)} indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})${bad}`);
         lease.close();
         resolvePromise(failed.length || s.list_errors.length ? 1 : 0);
       } else if (s.repos.length === 0 && s.list_errors.length) {
-        for (const e of s.list_errors) say(`error: ${e}`);
         lease.close();
         resolvePromise(1);
       }
     };
     // Results of the check that follows this connection, not of an earlier one.
     const firstPass = lease.status().pass;
-    say(`Zoekt at ${lease.status().zoekt_url}; checking ${lease.status().repos.length} repositories of ${opts.list.label}`);
+    say(`Zoekt at ${lease.status().zoekt_url}; checking ${repositories(lease.status().repos.length)} of ${opts.list.label}`);
     lease.onStatus(check);
     lease.poke();
     check(lease.status());

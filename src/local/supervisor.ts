@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fingerprint, hasShards, measure, removeShards, shadowDir, startIndex, type IndexerPaths } from './indexer.js';
+import { fingerprint, hasShards, indexerPidFile, measure, pruneShadow, removeShards, shadowDir, startIndex, sweep, type IndexerPaths } from './indexer.js';
 import { readRepoList, type RepoEntry } from './repos.js';
 import type { RepoStatus, SupervisorStatus } from './status.js';
 
@@ -108,7 +108,8 @@ export class Supervisor {
   async run(): Promise<void> {
     mkdirSync(this.paths.index, { recursive: true });
     this.loadState();
-    this.readList();
+    await this.stopLeftoverIndexer();
+    this.readList(true);
     // Nobody connected within the linger time after start (the spawner died): stop.
     this.armLinger(Math.max(this.opts.lingerMs, 10_000));
     await this.startZoekt();
@@ -186,8 +187,25 @@ export class Supervisor {
 
   private listStamp = '';
 
-  /** Reads the list (again); repositories taken off it leave the index. */
-  private readList(): void {
+  /**
+   * An indexer whose supervisor died (killed outright) may still be writing the index: it is
+   * stopped before this supervisor writes there, so that two indexers never write one index.
+   */
+  private async stopLeftoverIndexer(): Promise<void> {
+    const file = indexerPidFile(this.paths);
+    const pid = Number(existsSync(file) ? readFileSync(file, 'utf8').trim() : NaN);
+    if (Number.isInteger(pid) && pid > 0 && alive(pid) && procCmdline(pid).includes(` -index ${this.paths.index} `)) {
+      say(`stopping zoekt-git-index ${pid}, left by an earlier supervisor`);
+      await stopProcess(pid);
+    }
+    rmSync(file, { force: true });
+  }
+
+  /**
+   * Reads the list (again); repositories taken off it leave the index, and their shadows go. At
+   * start (`first`), what interrupted indexers left goes too. Runs only between indexes.
+   */
+  private readList(first = false): void {
     const { file } = this.opts.list;
     if (file) {
       // The text itself, not its mtime: a list rewritten twice within one tick still counts.
@@ -202,6 +220,13 @@ export class Supervisor {
     } else if (this.listStamp) return;
     else this.listStamp = 'dirs';
     const list = readRepoList(this.opts.list);
+    if (list.unreadable) {
+      // Moved away for a moment, or not readable: the index stays as it is until the list reads again.
+      say(`repo list: ${list.errors.join('; ')}; keeping the index as it is`);
+      this.listErrors = list.errors;
+      this.broadcast();
+      return;
+    }
     this.entries = list.entries;
     this.listErrors = list.errors;
     for (const err of list.errors) say(`repo list: ${err}`);
@@ -239,6 +264,10 @@ export class Supervisor {
       changed = true;
     }
     if (changed) this.saveState();
+    // Shards and shadows of no listed repository: left by a list changed while no supervisor ran,
+    // a state file lost, or an index interrupted.
+    const swept = sweep(this.paths, list.entries, first);
+    if (swept.length) say(`removed what no listed repository uses: ${swept.join(', ')}`);
     this.broadcast();
   }
 
@@ -370,6 +399,11 @@ export class Supervisor {
     if (size.bytes > 1e6) this.state.rate = size.bytes / duration;
     this.saveState();
     say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s`);
+    try {
+      if (await pruneShadow(this.paths, e, size.bytes)) say(`pruned the snapshots of ${e.name} older than the one indexed`);
+    } catch (err) {
+      say(`pruning the snapshots of ${e.name} failed: ${(err as Error).message}`);
+    }
     this.set(e, { state: 'ready', has_index: hasShards(this.paths.index, e.name), indexed_at: indexedAt, last_duration_ms: duration, progress: undefined });
   }
 
@@ -477,8 +511,10 @@ export class Supervisor {
     this.stopping = true;
     say(`stopping: ${reason}`);
     this.wake?.();
-    this.indexing?.child?.kill('SIGTERM');
     for (const s of this.leases) s.destroy();
+    // The socket stays bound until the indexer is gone too: a successor never indexes beside it.
+    const indexer = this.indexing?.child?.pid;
+    if (indexer) await stopProcess(indexer);
     // The socket stays bound until Zoekt is gone (leases asked for meanwhile are refused): a
     // successor cannot start before, and so never adopts a webserver that is being stopped.
     if (this.ownsZoekt) {
@@ -496,6 +532,17 @@ export class Supervisor {
     }
     process.exit(0);
   }
+}
+
+/** SIGTERM, up to 3 s to exit, then SIGKILL. */
+async function stopProcess(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
 }
 
 function alive(pid: number): boolean {

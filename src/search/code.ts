@@ -9,6 +9,7 @@ import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { indexAgeField } from './freshness.js';
 import type { Searcher } from './searcher.js';
 
 export const SEARCH_CODE = 'search_code';
@@ -55,6 +56,7 @@ export const CodeSearchOutput = z.object({
   results: z.array(CodeFileResult),
   stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number(), complete: completeField }),
   ...pagingFields,
+  ...indexAgeField,
 });
 export type CodeSearchOutput = z.infer<typeof CodeSearchOutput>;
 

@@ -3,6 +3,7 @@
  * that asks for the whole content. Lines are cut from the content as it is, so a range of a UTF-8
  * file comes back byte for byte (CRLF, non-ASCII and all); other encodings are flagged in `hint`.
  */
+import { z } from 'zod';
 import { invalidArgument, ToolError } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import type { FileHit } from '../zoekt/wire.js';
@@ -21,19 +22,20 @@ export interface GetFileArgs {
   branch?: string | undefined;
 }
 
-export interface GetFileOutput {
-  repo: string;
-  path: string;
-  language: string;
-  branches?: string[];
-  version?: string;
-  start_line: number;
-  end_line: number;
-  total_lines: number;
-  truncated: boolean;
-  content: string;
-  hint?: string;
-}
+export const GetFileOutput = z.object({
+  repo: z.string(),
+  path: z.string(),
+  language: z.string(),
+  branches: z.array(z.string()).optional(),
+  version: z.string().optional(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  total_lines: z.number().int(),
+  truncated: z.boolean(),
+  content: z.string(),
+  hint: z.string().optional(),
+});
+export type GetFileOutput = z.infer<typeof GetFileOutput>;
 
 export const FILE_LIMITS = { defaultLines: 400, maxLines: 2000 };
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { indexAgeField } from './freshness.js';
 import { pathGlobToRegex } from './globs.js';
 import type { Searcher } from './searcher.js';
 
@@ -27,6 +28,7 @@ export const FileSearchOutput = z.object({
   files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string(), branches: z.array(z.string()).optional() })),
   stats: z.object({ files: z.number().int(), duration_ms: z.number(), complete: completeField }),
   ...pagingFields,
+  ...indexAgeField,
 });
 export type FileSearchOutput = z.infer<typeof FileSearchOutput>;
 

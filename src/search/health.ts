@@ -3,6 +3,7 @@
  * answer here (status "down" with a hint), not a tool error: this is the tool to call when the
  * others fail.
  */
+import { deadlineWithin, withDeadline } from '../deadline.js';
 import { VERSION } from '../version.js';
 import { z } from 'zod';
 import { combineReadiness } from '../zoekt/fleet.js';
@@ -18,7 +19,7 @@ const Probe = { url: z.string(), reachable: z.boolean(), ready: z.boolean(), lat
 export const HealthOutput = z.object({
   status: z.enum(['ok', 'degraded', 'down']),
   adapter: z.object({ version: z.string(), uptime_s: z.number() }),
-  zoekt: z.object({ ...Probe, version: z.string().optional() }),
+  zoekt: z.object(Probe),
   /** With several Zoekt backends: each one, and how many repositories it serves. */
   backends: z.array(z.object({ ...Probe, repos: z.number().int(), reason: z.string().optional() })).optional(),
   index: z
@@ -63,16 +64,26 @@ function symbolCoverage(repos: RepoInfo[]): { repos: number; files: number } {
   return { repos: share(withSymbols.length, repos.length), files: share(files(withSymbols), files(repos)) };
 }
 
+/** Probes and the listing get this share of what is left of the call's deadline. */
+const PROBE_SHARE = 0.75;
+
+function probeDeadline(): number {
+  const now = Date.now();
+  const callDeadline = deadlineWithin(Number.POSITIVE_INFINITY);
+  return Number.isFinite(callDeadline) ? now + Math.floor((callDeadline - now) * PROBE_SHARE) : Number.POSITIVE_INFINITY;
+}
+
 export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promise<HealthOutput> {
   const fleet = searcher.zoekt;
   const url = fleet.url;
   let listError: string | undefined;
-  const list = searcher.list('', signal).catch((err: unknown) => {
+  const list = withDeadline(probeDeadline(), () => searcher.list('', signal)).catch((err: unknown) => {
     listError = err instanceof Error ? err.message : String(err);
     return undefined;
   });
-  // Every backend's probe and the listing run at once: one deadline for the whole call.
-  const [each, listed] = await Promise.all([fleet.readinessEach(signal), list]);
+  // Every backend's probe and the listing run at once, and stop early enough in the call's
+  // deadline that a hung backend is reported as down rather than the call timing out.
+  const [each, listed] = await withDeadline(probeDeadline(), () => Promise.all([fleet.readinessEach(signal), list]));
   const readiness = combineReadiness(each);
   const out: HealthOutput = {
     status: 'ok',

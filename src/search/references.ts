@@ -18,6 +18,7 @@ import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { parseKinds, type Kind } from './kinds.js';
 import { familyLanguages, languageByName } from './languages.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import { buildSymbolQuery, candidateFiles, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
@@ -53,6 +54,7 @@ export const ReferenceOutput = z.object({
   }),
   scope: z.string().optional(),
   ...pagingFields,
+  ...indexAgeField,
 });
 export type ReferenceOutput = z.infer<typeof ReferenceOutput>;
 

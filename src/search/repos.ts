@@ -6,6 +6,7 @@ import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
 import { z } from 'zod';
 import { missingBackends } from './completeness.js';
+import { IndexState } from './freshness.js';
 import { paginate, pagingFields, pagingOutput } from './page.js';
 import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
@@ -24,6 +25,12 @@ const RepoEntry = z.object({
   url: z.string().optional(),
   branches: z.array(z.object({ name: z.string(), version: z.string() })),
   index_time: z.string().optional(),
+  /**
+   * Only under the local serve command (elsewhere index_time says it, and answers stay the same
+   * from one second to the next): seconds since index_time, and whether that index is current.
+   */
+  index_age_s: z.number().int().optional().describe('only under the local serve command: seconds since index_time'),
+  index_state: IndexState.optional(),
   has_symbols: z.boolean(),
   files: z.number().int(),
   content_bytes: z.number().int(),

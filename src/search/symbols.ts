@@ -15,6 +15,7 @@ import { describeFilters, filterParts, vendoredPart, type SharedFilters } from '
 import { isGlob, nameGlobToRegex } from './globs.js';
 import { normalizeKind, parseKinds, type Kind } from './kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import { derived, type Window } from './window-cache.js';
@@ -52,6 +53,7 @@ export const SymbolSearchOutput = z.object({
   symbols: z.array(SymbolResult),
   stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number(), complete: completeField }),
   ...pagingFields,
+  ...indexAgeField,
 });
 export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 

@@ -1,21 +1,23 @@
 /**
- * The server factory: an McpServer with every tool registered, for any transport. Tests build
- * one in-process; the CLI builds one per stdio session or HTTP request.
+ * The server factory: a low-level MCP Server answering tools/list from the catalog and
+ * tools/call through the dispatcher, for any transport. What is costly (schemas, the searcher,
+ * admission) is made once per process; a server per HTTP request costs only its handlers.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { z } from 'zod';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
 import { asFleet, type ZoektFleet } from '../zoekt/fleet.js';
-import { localAnswer, localError } from '../local/answers.js';
-import { advertisedOutput, errorResult, InvalidArguments, READ_ONLY_ANNOTATIONS, successResult, validationError, type AnyTool } from '../tools/define.js';
+import type { AnyTool } from '../tools/define.js';
 import { TOOLS } from '../tools/index.js';
 import { Searcher, type WalkLimits } from '../search/searcher.js';
 import type { WindowCache } from '../search/window-cache.js';
 import type { RepoScope } from '../search/scope.js';
-import { recordToolCall, trackInFlight } from '../metrics.js';
-
+import { Admission, type AdmissionLimits } from './admission.js';
+import { catalogOf } from './catalog.js';
+import { Dispatcher } from './dispatch.js';
 
 export interface ServerDeps {
   /** One zoekt-webserver, or several each serving a share of the repositories. */
@@ -28,7 +30,14 @@ export interface ServerDeps {
   /** How far a walk over pages goes (tests set small bounds to reach them). */
   walkLimits?: WalkLimits;
   tools?: readonly AnyTool[];
+  /** The deadline of one tool call, queueing and every Zoekt request included (--timeout-ms). */
+  timeoutMs?: number;
+  /** Calls run at once and calls waiting, for the whole process (--max-in-flight, --max-queue). */
+  admission?: AdmissionLimits;
 }
+
+export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
+export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 16, maxQueue: 64 };
 
 const INSTRUCTIONS = [
   'zoekt-mcp searches source code indexed by Zoekt.',
@@ -39,71 +48,64 @@ const INSTRUCTIONS = [
   'Errors carry a code and a hint that says what to do next.',
 ].join(' ');
 
-/** Per process, not per server: over HTTP every request builds its own server. */
-let nextRequestId = 0;
+/** The per-process part, keyed by the deps object every transport of the process shares. */
+const dispatchers = new WeakMap<ServerDeps, Dispatcher>();
 
-export function buildServer(deps: ServerDeps): McpServer {
-  const tools = deps.tools ?? TOOLS;
-  const server = new McpServer({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
-  const schemas = new Map<string, z.ZodObject>();
-  const zoekt = asFleet(deps.zoekt);
-  const searcher = new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits);
-
-  for (const tool of tools) {
-    schemas.set(tool.name, tool.input);
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: advertisedOutput(tool.output),
-        annotations: { title: tool.title, ...READ_ONLY_ANNOTATIONS },
-      },
-      async (args: unknown, extra: { signal: AbortSignal }) => {
-        const requestId = ++nextRequestId;
-        const started = Date.now();
-        const leave = trackInFlight();
-        try {
-          if (args instanceof InvalidArguments) throw args.error;
-          const out = await tool.handler(args, { zoekt, searcher, log: deps.log, signal: extra.signal });
-          // Under the local serve command: "not indexed yet" is not "no match", and the text says how old the index is.
-          const local = localAnswer(tool.name, args, out);
-          if (local.error) throw local.error;
-          deps.log.info('tool call', { tool: tool.name, requestId, ms: Date.now() - started });
-          recordToolCall(tool.name, Date.now() - started, 'ok');
-          const text = tool.render(out, args);
-          return successResult(out, local.note ? `${text}\n${local.note}` : text);
-        } catch (err) {
-          const result = errorResult(localError(tool.name, args, err) ?? err);
-          const error = (result.structuredContent as { error: { code: string; message: string } }).error;
-          deps.log.warn('tool error', { tool: tool.name, requestId, ms: Date.now() - started, code: error.code, message: error.message });
-          recordToolCall(tool.name, Date.now() - started, error.code);
-          return result;
-        } finally {
-          leave();
-        }
-      },
-    );
+export function dispatcherFor(deps: ServerDeps): Dispatcher {
+  let d = dispatchers.get(deps);
+  if (!d) {
+    const zoekt = asFleet(deps.zoekt);
+    d = new Dispatcher({
+      catalog: catalogOf(deps.tools ?? TOOLS),
+      zoekt,
+      searcher: new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits),
+      log: deps.log,
+      admission: new Admission(deps.admission ?? DEFAULT_ADMISSION),
+      timeoutMs: deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    });
+    dispatchers.set(deps, d);
   }
-  routeValidationToTools(server, schemas);
+  return d;
+}
+
+export function buildServer(deps: ServerDeps): Server {
+  const catalog = catalogOf(deps.tools ?? TOOLS);
+  const dispatcher = dispatcherFor(deps);
+  const server = new Server({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, logging: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => catalog.list);
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => dispatcher.call(request.params.name, request.params.arguments, extra.signal));
   return server;
 }
 
 /**
- * The SDK answers invalid arguments with a plain text error; the contract wants INVALID_ARGUMENT
- * with a hint and a structured error. The SDK's input validation step is replaced by the same
- * strict zod parse, whose failure is handed to the tool handler as a value to report.
+ * Connects a new server to `transport`. A tools/call whose params the SDK would reject with a
+ * bare protocol error (arguments that are not an object, a name that is not a string) is answered
+ * here instead, as a tool error with a code and a hint like any other bad argument.
  */
-function routeValidationToTools(server: McpServer, schemas: Map<string, z.ZodObject>): void {
-  const target = server as unknown as { validateToolInput?: unknown };
-  if (typeof target.validateToolInput !== 'function') {
-    throw new Error('@modelcontextprotocol/sdk changed: McpServer.validateToolInput is gone; update routeValidationToTools');
-  }
-  target.validateToolInput = async (_tool: unknown, args: unknown, toolName: string) => {
-    const schema = schemas.get(toolName);
-    if (!schema) return args;
-    const parsed = await schema.safeParseAsync(args ?? {});
-    return parsed.success ? parsed.data : new InvalidArguments(validationError(toolName, schema, parsed.error));
+export async function connectServer(deps: ServerDeps, transport: Transport): Promise<Server> {
+  const server = buildServer(deps);
+  await server.connect(transport);
+  const dispatcher = dispatcherFor(deps);
+  const onmessage = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const bad = malformedCall(message);
+    if (!bad) return onmessage?.(message, extra);
+    const signal = AbortSignal.timeout(DEFAULT_CALL_TIMEOUT_MS);
+    void dispatcher
+      .call(bad.name, bad.args, signal)
+      .then((result) => transport.send({ jsonrpc: '2.0', id: bad.id, result }, { relatedRequestId: bad.id }))
+      .catch(() => undefined);
   };
+  return server;
+}
+
+function malformedCall(message: JSONRPCMessage): { id: string | number; name: unknown; args: unknown } | undefined {
+  const m = message as { method?: unknown; id?: unknown; params?: unknown };
+  if (m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return undefined;
+  const params = (m.params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return { id: m.id, name: undefined, args: undefined };
+  const args = params.arguments;
+  const argsOk = args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args));
+  if (typeof params.name === 'string' && argsOk) return undefined;
+  return { id: m.id, name: params.name, args };
 }

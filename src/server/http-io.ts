@@ -24,6 +24,7 @@ export class HttpError extends Error {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.destroyed) return;
   if (res.headersSent) {
     res.end();
     return;
@@ -42,17 +43,8 @@ function tooLarge(): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
 }
 
-/** Reads the body and parses it as JSON; 413 over the limit, 400 when it is not JSON. */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new HttpError(400, 'PARSE_ERROR', `the request body is not JSON: ${(err as Error).message}`);
-  }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
+/** Reads the whole body as UTF-8 text; 413 over the limit. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > DRAIN_LIMIT_BYTES) {

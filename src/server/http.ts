@@ -5,8 +5,10 @@
  * keeps sessions in this process. /healthz and /readyz are probes for orchestrators; /metrics is
  * for Prometheus, behind the bearer token when one is set.
  *
- * Every request passes, in order: path (404), Origin (403), method (405), bearer token on the MCP
- * paths (401), shutdown (503), body size (413).
+ * Every request passes, in order: connection cap on the MCP paths (503), path (404), Host on the
+ * MCP paths (403), Origin (403), method (405), bearer token on the MCP paths (401), shutdown (503),
+ * body size (413), JSON-RPC shape. Slow clients are cut off by the timeouts of
+ * src/server/connections.ts (408).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +17,11 @@ import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
 import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
-import { buildServer, type ServerDeps } from './build.js';
-import { HttpError, readJsonBody, sendError, sendJson } from './http-io.js';
+import { connectServer, type ServerDeps } from './build.js';
+import { limitConnections, serverTimeouts } from './connections.js';
+import { hostAllowed } from './hosts.js';
+import { HttpError, readBody, sendError, sendJson } from './http-io.js';
+import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
 import { enablePrometheus } from '../metrics.js';
@@ -57,13 +62,18 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   let draining = false;
   let nextId = 0;
 
+  /** The body of an MCP POST: one JSON-RPC message or a bounded batch, or a JSON-RPC error. */
+  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody & { body: unknown }> => {
+    const body = parseJsonRpcText(await readBody(req));
+    return { ...checkJsonRpcBody(body, config.maxBatch), body };
+  };
+
   const streamable: Handler = async (req, res) => {
-    const body = await readJsonBody(req);
-    const server = buildServer(deps);
+    const { body } = await readJsonRpc(req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The client going away ends the call: closing the transport aborts the tool's signal.
     res.on('close', () => void transport.close().catch(() => undefined));
-    await server.connect(transport);
+    await connectServer(deps, transport);
     await transport.handleRequest(req, res, body);
   };
 
@@ -98,8 +108,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
         methods: ['POST'],
         mcp: true,
         handler: async (req, res, url) => {
-          const body = await readJsonBody(req);
-          await sse.post(req, res, url.searchParams.get('sessionId'), body);
+          await sse.post(req, res, url.searchParams.get('sessionId'), await readJsonRpc(req));
         },
       },
     ],
@@ -142,7 +151,13 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   /** Answers the checks that come before any handler; returns the route when the request may go on. */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
+    connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
     if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz, metrics at /metrics)`);
+    // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index content.
+    if (route.mcp && !hostAllowed(req.headers.host, config.allowedHosts)) {
+      const host = req.headers.host === undefined ? 'a request without a Host header' : `Host ${JSON.stringify(req.headers.host.slice(0, 100))}`;
+      throw new HttpError(403, 'HOST_NOT_ALLOWED', `${host} is not allowed here; add the name clients use to --allowed-hosts (ZOEKT_MCP_ALLOWED_HOSTS) if it should be`);
+    }
     res.setHeader('vary', 'Origin');
     const origin = req.headers.origin;
     if (origin !== undefined) {
@@ -199,8 +214,17 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       const route = admit(req, res, url.pathname);
       if (route) await route.handler(req, res, url);
     } catch (err) {
+      // A slow request closed by a timeout, or a client that went away: nobody to answer.
+      if (res.destroyed) {
+        log.debug('http request ended by the connection', { id, path: url.pathname, reason: err instanceof Error ? err.message : String(err) });
+        return;
+      }
       if (err instanceof HttpError) {
         sendError(res, err);
+        return;
+      }
+      if (err instanceof JsonRpcBodyError) {
+        sendJson(res, 400, err.toJson());
         return;
       }
       log.error('http handler failed', { id, path: url.pathname, error: err instanceof Error ? err.message : String(err) });
@@ -208,7 +232,8 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     }
   };
 
-  const server: Server = createServer((req, res) => void onRequest(req, res));
+  const server: Server = createServer(serverTimeouts(config), (req, res) => void onRequest(req, res));
+  const connections = limitConnections(server, config, log);
   await listen(server, config.host, config.port);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
@@ -219,6 +244,8 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     streamable_http: `${url}/mcp`,
     sse: `${url}/sse`,
     auth: checkToken ? 'bearer' : 'none',
+    allowed_hosts: config.allowedHosts.map((h) => h.text),
+    max_connections: config.maxConnections,
     zoekt: fleet.url,
   });
 

@@ -6,8 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { buildServer, type ServerDeps } from './build.js';
+import { connectServer, type ServerDeps } from './build.js';
 import { HttpError } from './http-io.js';
+import type { CheckedBody } from './jsonrpc-body.js';
 
 /** Proxies and load balancers drop idle streams; an SSE comment every so often keeps one open. */
 const KEEP_ALIVE_MS = 15_000;
@@ -52,7 +53,6 @@ export class SseSessions {
   /** Opens a stream on `res`; it stays open until the client goes or the server shuts down. */
   async open(res: ServerResponse): Promise<string> {
     const transport = new TrackedTransport(this.messagesPath, res);
-    const server = buildServer(this.deps);
     const id = transport.sessionId;
     let closed = false;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
@@ -65,20 +65,30 @@ export class SseSessions {
       this.sessions.delete(id);
     };
     this.sessions.set(id, transport);
-    await server.connect(transport);
+    await connectServer(this.deps, transport);
     this.deps.log.debug('sse session opened', { session: id, sessions: this.sessions.size });
     res.on('close', () => this.deps.log.debug('sse session closed', { session: id, sessions: this.sessions.size }));
     return id;
   }
 
   /** Hands one POSTed message to its session; the answer goes out on that session's stream. */
-  async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: unknown): Promise<void> {
+  async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: CheckedBody): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'BAD_REQUEST', 'POST /messages needs the ?sessionId=… that GET /sse announced');
     const transport = this.sessions.get(sessionId);
     if (!transport) {
       throw new HttpError(404, 'SESSION_NOT_FOUND', `no SSE session ${sessionId} here: it ended, or it lives on another replica (SSE sessions need sticky routing; prefer /mcp)`);
     }
-    await transport.handlePostMessage(req, res, body);
+    if (!body.batch) {
+      await transport.handlePostMessage(req, res, body.messages[0]);
+      return;
+    }
+    // The SDK's SSE transport takes one message per POST; a batch is handed over one by one, and
+    // every answer goes out on the stream as usual.
+    if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'POST /messages takes Content-Type: application/json');
+    }
+    for (const message of body.messages) await transport.handleMessage(message, { requestInfo: { headers: req.headers } });
+    res.writeHead(202).end('Accepted');
   }
 
   /** Ends every stream; clients see the stream close and may reconnect elsewhere. */

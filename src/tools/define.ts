@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { asToolError, ToolError } from '../errors.js';
+import { asToolError, ERROR_CODES, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { Searcher } from '../search/searcher.js';
@@ -44,22 +44,23 @@ export const READ_ONLY_ANNOTATIONS = { readOnlyHint: true, idempotentHint: true,
 /** The structured error of the contract, shared by every tool's output schema. */
 export const ErrorShape = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(ERROR_CODES),
     message: z.string(),
     hint: z.string(),
     retryable: z.boolean(),
+    retry_after_ms: z.number().int().optional(),
   }),
 });
 
 /**
  * The output schema in few words: each field with its type, and the fields of the items a page
- * lists; no prose, no bounds, nothing deeper (the results themselves show it). Still true of
- * every output, so clients that validate structuredContent against it keep passing.
+ * always lists (its required arrays); no prose, no bounds, nothing deeper (the results show it).
+ * Still true of every output, so clients that validate structuredContent against it keep passing.
  */
-function leanOutput(field: Record<string, unknown>): Record<string, unknown> {
+function leanOutput(field: Record<string, unknown>, listed: boolean): Record<string, unknown> {
   const lean: Record<string, unknown> = { type: field.type, ...(field.enum ? { enum: field.enum } : {}) };
   const items = field.items as { type?: unknown; properties?: Record<string, unknown> } | undefined;
-  if (field.type === 'array' && items?.type === 'object' && items.properties) {
+  if (listed && field.type === 'array' && items?.type === 'object' && items.properties) {
     // Names only: each item's values show their types.
     lean.items = { type: 'object', properties: Object.fromEntries(Object.keys(items.properties).map((k) => [k, {}])) };
   }
@@ -88,7 +89,7 @@ function leanAdvertised(output: z.ZodObject): z.ZodObject {
   const schema = z.object({ ...output.partial().shape, error: ErrorShape.shape.error.optional() });
   const full = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, Record<string, unknown>> };
   // `error` is left to anyOf: every tool's errors have the one shape the server's instructions describe.
-  const properties = Object.fromEntries(Object.entries(full.properties).filter(([k]) => k !== 'error').map(([k, v]) => [k, leanOutput(v)]));
+  const properties = Object.fromEntries(Object.entries(full.properties).filter(([k]) => k !== 'error').map(([k, v]) => [k, leanOutput(v, required.includes(k))]));
   return schema.meta({ properties, $schema: undefined, additionalProperties: undefined, anyOf: [{ required }, { required: ['error'] }] });
 }
 

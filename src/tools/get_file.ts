@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FILE_LIMITS, GET_FILE, getFile, type GetFileOutput } from '../search/file.js';
+import { FILE_LIMITS, GET_FILE, getFile, GetFileOutput } from '../search/file.js';
 import { defineTool } from './define.js';
 import { text, toolInput } from './shared.js';
 
@@ -11,19 +11,6 @@ const input = toolInput({
   branch: text(200).optional().describe('Default: the first indexed branch that has the file'),
 });
 
-const output = z.object({
-  repo: z.string(),
-  path: z.string(),
-  language: z.string(),
-  branches: z.array(z.string()).optional(),
-  version: z.string().optional(),
-  start_line: z.number().int(),
-  end_line: z.number().int(),
-  total_lines: z.number().int(),
-  truncated: z.boolean(),
-  content: z.string(),
-  hint: z.string().optional(),
-});
 
 export function renderFile(out: GetFileOutput): string {
   const lines = out.content.split('\n');
@@ -45,7 +32,7 @@ export const getFileTool = defineTool({
     '- {"repo": "github.com/acme/gosvc", "path": "main.go", "start_line": 40}',
   ].join('\n'),
   input,
-  output,
+  output: GetFileOutput,
   handler: (args, ctx) => getFile(ctx.searcher, args, ctx.signal),
   render: (out) => renderFile(out),
 });

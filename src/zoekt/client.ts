@@ -12,6 +12,7 @@ let loadingUndici: Promise<Undici> | undefined;
 const loadUndici = (): Promise<Undici> => (loadingUndici ??= import('undici').then((m) => (undici = m)));
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
+import { deadlineWithin } from '../deadline.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
@@ -111,7 +112,7 @@ export class ZoektClient {
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
-    const deadline = Date.now() + this.timeoutMs;
+    const deadline = deadlineWithin(Date.now() + this.timeoutMs);
     try {
       return await this.searchWithin(req, this.matchLimits, deadline);
     } catch (err) {
@@ -131,7 +132,8 @@ export class ZoektClient {
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
-      MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
+      // Zoekt stops in time to answer (partial, time_limit) before the call's own deadline.
+      MaxWallTime: Math.max(MIN_WALL_TIME_MS, deadline - Date.now() - WALL_TIME_MARGIN_MS) * 1e6,
       ShardMaxMatchCount: limits.shard,
       TotalMaxMatchCount: limits.total,
     };
@@ -144,7 +146,7 @@ export class ZoektClient {
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
-    const deadline = Date.now() + this.timeoutMs;
+    const deadline = deadlineWithin(Date.now() + this.timeoutMs);
     const reply = await this.postJson('api/list', { Q: query }, ListReply, deadline, signal);
     return decodeList(reply);
   }
@@ -156,7 +158,7 @@ export class ZoektClient {
    */
   async readiness(signal?: AbortSignal): Promise<Readiness> {
     const started = Date.now();
-    const deadline = started + Math.min(this.timeoutMs, 5_000);
+    const deadline = deadlineWithin(started + Math.min(this.timeoutMs, 5_000));
     const elapsed = () => Date.now() - started;
     try {
       const ready = await this.get('readyz', deadline, signal);

@@ -177,10 +177,10 @@ describe('routes and limits', () => {
     expect((await post('/mcp', body)).status).toBe(200);
   });
 
-  it('answers 400 to a body that is not JSON', async () => {
+  it('answers 400 with a JSON-RPC parse error to a body that is not JSON', async () => {
     const res = await post('/mcp', '{"jsonrpc":');
     expect(res.status).toBe(400);
-    expect(res.json()).toMatchObject({ error: { code: 'PARSE_ERROR' } });
+    expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringContaining('not valid JSON') } });
   });
 
   it('answers 404 to unknown paths and unknown SSE sessions, 405 to wrong methods, all in JSON', async () => {
@@ -263,7 +263,7 @@ describe('binding', () => {
 
   // Binds every interface for the moment the test takes; the port is one the system picked.
   it('starts on a non-loopback address with --insecure-no-auth', async () => {
-    const open = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--host', '0.0.0.0', '--insecure-no-auth'] });
+    const open = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--host', '0.0.0.0', '--insecure-no-auth', '--allowed-hosts', '127.0.0.1'] });
     try {
       const port = new URL(open.url).port;
       expect(open.url).toBe(`http://0.0.0.0:${port}`);

@@ -4,10 +4,11 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
@@ -62,6 +63,12 @@ describe('a set-up machine', () => {
       const out = await search(c, 'fn start');
       expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('acme/rustlib/src/server.rs');
       expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/index: acme\/rustlib indexed \d+ s ago, current/);
+      // How old the index is, in the structured answer too.
+      expect(out.index_age).toEqual([{ repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' }]);
+      expect(out.stats.complete).toBe(true);
+      expect(out.partial).toBeUndefined();
+      const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos;
+      expect(listed).toEqual([expect.objectContaining({ name: 'acme/rustlib', index_state: 'current', index_age_s: expect.any(Number), index_time: expect.any(String) })]);
     } finally {
       await c.close();
     }
@@ -80,7 +87,7 @@ describe('a set-up machine', () => {
     const [a, b] = await Promise.all([run(), run()]);
     expect(a.code, a.err).toBe(0);
     expect(b.code, b.err).toBe(0);
-    expect(`${a.err}${b.err}`).toMatch(/1 of 1 repositories indexed/);
+    expect(`${a.err}${b.err}`).toMatch(/1 of 1 repository indexed/);
     expect(readdirSync(join(fresh, 'index')).filter((f) => f.endsWith('.zoekt'))).toEqual(['acme%2Frustlib_v16.00000.zoekt']);
     expect(readFileSync(join(fresh, 'supervisor.log'), 'utf8').match(/indexing acme\/rustlib/g)).toHaveLength(1);
     expect(await supervisorGone(fresh)).toBe(true);
@@ -134,28 +141,35 @@ describe('a set-up machine', () => {
     for (const order of orders(n)) {
       const clients = await Promise.all(Array.from({ length: n }, () => spawnServe({ data, repos: repo })));
       try {
-        const pids = new Set<number>();
         for (const c of clients) {
           expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
         }
-        const st = await supervisorStatus(data);
-        pids.add(st!.pid);
+        const shared = (await supervisorStatus(data))!;
+        expect(shared.leases).toBeGreaterThanOrEqual(n);
         const open = new Set(clients);
         for (const i of order) {
-          await clients[i]!.close();
-          open.delete(clients[i]!);
+          const quitting = clients[i]!;
+          open.delete(quitting);
+          // The others' calls are in flight while this client quits.
+          const inFlight = [...open].map((c) => search(c, 'fn start'));
+          await quitting.close();
+          for (const out of await Promise.all(inFlight)) expect(out.results.length, `order ${order.join(',')}`).toBeGreaterThan(0);
           for (const c of open) {
             const out = await search(c, 'fn start');
             expect(out.results.length, `order ${order.join(',')}`).toBeGreaterThan(0);
           }
+          if (open.size) {
+            // Still the one supervisor, and the one Zoekt, that every client started with.
+            const st = (await supervisorStatus(data))!;
+            expect([st.pid, st.zoekt_url], `order ${order.join(',')}`).toEqual([shared.pid, shared.zoekt_url]);
+          }
         }
-        expect(pids.size).toBe(1);
       } finally {
         await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       }
       expect(await supervisorGone(data)).toBe(true);
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('the index follows the code and the list', () => {
@@ -202,6 +216,16 @@ describe('the index follows the code and the list', () => {
     expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing gosvc \(.*\n(.*\n)*?.*attempting to index 1 total files/);
   }, 60_000);
 
+  it('a checkout of another branch is searchable within seconds, and so is the way back', async () => {
+    gitIn(git, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(git, 'topic.go'), 'package main\n\nfunc topicBranchMarker() {}\n');
+    gitIn(git, 'add', '-A');
+    gitIn(git, 'commit', '-q', '-m', 'topic');
+    await waitFor('the checkout indexed', async () => (await search(c, 'topicBranchMarker')).results.length > 0);
+    gitIn(git, 'checkout', '-q', 'main');
+    await waitFor('the way back indexed', async () => (await search(c, 'topicBranchMarker')).results.length === 0);
+  }, 60_000);
+
   it('an edited file of a plain directory is searchable within seconds, its old text gone', async () => {
     const file = join(plain, 'acme_tools/__init__.py');
     writeFileSync(file, readFileSync(file, 'utf8').replace('a small worker server', 'an edited_marker_text server'));
@@ -224,6 +248,8 @@ describe('the index follows the code and the list', () => {
     await waitFor('the new entry searchable', async () => (await search(c, 'addedEntryMarker')).results.length > 0);
     await waitFor('notes gone', async () => !(await names(c)).includes('notes'));
     expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('notes_'))).toBe(false);
+    // Its snapshot copy went with it.
+    expect(readdirSync(join(data, 'shadow'))).not.toContain(basename(shadowDir({ shadows: join(data, 'shadow') } as IndexerPaths, { dir: realpathSync(plain) })));
     // The supervisor's status reaches the server a moment (at most 100 ms) after Zoekt's index changed.
     const h = await waitFor('the list error reported', async () => {
       const x = await health(c.client);
@@ -240,40 +266,110 @@ describe('the index follows the code and the list', () => {
     }
     expect(failedSetup).toMatch(/error: .*repos:5: no-such-dir: no such directory/);
   }, 60_000);
+
+  it('an entry taken off while no supervisor runs, its state lost, leaves the index at the next start', async () => {
+    await c.close();
+    expect(await supervisorGone(data)).toBe(true);
+    expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('extra_'))).toBe(true);
+    writeFileSync(list, '# test list\ngosvc\ngosvc/internal\n');
+    rmSync(join(data, 'state.json'));
+    c = await spawnServe({ data, repos: list });
+    await allIndexed(c.client);
+    expect(await names(c)).toEqual(['gosvc', 'gosvc/internal']);
+    expect(readdirSync(join(data, 'index')).some((f) => f.startsWith('extra_'))).toBe(false);
+    expect(readdirSync(join(data, 'shadow'))).toHaveLength(2);
+  }, 120_000);
 });
 
 describe('a first index', () => {
-  it('shows progress through get_health, and a search waiting for it is told to retry', async () => {
-    const data = join(work, 'data-progress');
-    const repo = gitRepo('webapp', join(work, 'webapp'), 'acme/webapp');
-    // Universal Ctags held at a gate: the index cannot finish before the test has looked.
-    const gate = join(work, 'gate');
-    writeFileSync(gate, '');
-    const bin = join(work, 'slow-bin');
+  it('an indexer left running by a supervisor killed outright is stopped by the next one before it indexes', async () => {
+    const data = join(work, 'data-orphan-indexer');
+    const repo = gitRepo('webapp', join(work, 'webapp-orphan'), 'acme/webapp');
+    const gate = join(work, 'gate-orphan');
+    const bin = join(work, 'slow-bin-orphan');
     mkdirSync(bin);
     const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
     writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(gate, '');
     const c = await spawnServe({ data, repos: repo, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     try {
-      const h = await waitFor('indexing progress', async () => {
-        const x = await health(c.client);
-        return x.indexing?.repos[0]?.state === 'indexing' && x.indexing.repos[0].progress ? x : undefined;
+      await waitFor('the indexer started', async () => existsSync(join(data, 'indexer.pid')));
+      const indexer = Number(readFileSync(join(data, 'indexer.pid'), 'utf8'));
+      const first = (await supervisorStatus(data))!;
+      process.kill(first.pid, 'SIGKILL');
+      await waitFor('the next supervisor', async () => {
+        const st = await supervisorStatus(data);
+        return st && st.pid !== first.pid;
       });
-      expect(h.status).toBe('degraded');
-      expect(h.indexing!.repos[0]!.progress!.files).toBeGreaterThan(0);
-      expect(h.hint).toMatch(/acme\/webapp: indexing \d+ files .*% after .* left/);
-      const err = failed(await call(c.client, 'search_code', { query: 'export' }));
-      expect(err.code).toBe('UNAVAILABLE');
-      expect(err.retryable).toBe(true);
-      expect(err.message).toMatch(/not indexed yet \(acme\/webapp: indexing/);
-      expect(err.hint).toMatch(/Retry the same call in about \d+ (s|min)/);
+      await waitFor('the orphan indexer stopped', async () => !existsSync(`/proc/${indexer}`) || readFileSync(`/proc/${indexer}/stat`, 'utf8').includes(') Z'));
+      expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toContain(`stopping zoekt-git-index ${indexer}, left by an earlier supervisor`);
       rmSync(gate);
       await allIndexed(c.client);
       expect((await search(c, 'export')).results.length).toBeGreaterThan(0);
+      expect(readdirSync(join(data, 'index')).filter((f) => !f.endsWith('.meta'))).toEqual(['acme%2Fwebapp_v16.00000.zoekt']);
     } finally {
       if (existsSync(gate)) rmSync(gate);
       await c.close();
     }
     expect(await supervisorGone(data)).toBe(true);
-  }, 120_000);
+  }, 180_000);
+
+  it('shows progress through get_health; a search that needs it is told to retry, one that got results from the others says it is partial', async () => {
+    const data = join(work, 'data-progress');
+    const ready = gitRepo('rustlib', join(work, 'rustlib-progress'), 'acme/rustlib');
+    const repo = gitRepo('webapp', join(work, 'webapp'), 'acme/webapp');
+    const list = join(work, 'progress-repos');
+    writeFileSync(list, `${ready}\n`);
+    // Universal Ctags held at a gate: an index cannot finish before the test has looked.
+    const gate = join(work, 'gate');
+    const bin = join(work, 'slow-bin');
+    mkdirSync(bin);
+    const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const c = await spawnServe({ data, repos: list, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    try {
+      await allIndexed(c.client);
+      writeFileSync(gate, '');
+      writeFileSync(list, `${ready}\n${repo}\n`);
+      const h = await waitFor('indexing progress', async () => {
+        const x = await health(c.client);
+        const r = x.indexing?.repos.find((e) => e.name === 'acme/webapp');
+        return r?.state === 'indexing' && r.progress ? x : undefined;
+      });
+      expect(h.status).toBe('degraded');
+      expect(h.indexing!.repos[1]!.progress!.files).toBeGreaterThan(0);
+      expect(h.hint).toMatch(/acme\/webapp: indexing \d+ files .*% after .* left/);
+      // Needs only the repository being indexed: nothing to show, so retry.
+      const err = failed(await call(c.client, 'search_code', { query: 'export', repos: ['acme/webapp'] }));
+      expect(err.code).toBe('UNAVAILABLE');
+      expect(err.retryable).toBe(true);
+      expect(err.message).toMatch(/not indexed yet \(acme\/webapp: indexing/);
+      expect(err.hint).toMatch(/Retry the same call in about \d+ (s|min)/);
+      // Covers both: the results of the indexed one, said to be partial, with when to retry.
+      const part = await search(c, 'fn start');
+      expect(part.results.map((r) => r.repo)).toContain('acme/rustlib');
+      expect(part.stats.complete).toBe(false);
+      expect(part.partial!.reason).toMatch(/a repository this call covers is not indexed yet, so its results are missing \(acme\/webapp: indexing/);
+      expect(part.partial!.hint).toMatch(/Retry the same call in about \d+ (s|min) for the whole answer/);
+      expect(part.index_age).toEqual([
+        { repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' },
+        { repo: 'acme/webapp', state: 'indexing', retry_after_s: expect.any(Number) },
+      ]);
+      expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/partial: a repository this call covers is not indexed yet/);
+      const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {}));
+      expect(listed.repos.map((r) => [r.name, r.index_state])).toEqual([['acme/rustlib', 'current']]);
+      expect(listed.partial!.reason).toMatch(/acme\/webapp: indexing/);
+      rmSync(gate);
+      await allIndexed(c.client);
+      expect((await search(c, 'export')).results.length).toBeGreaterThan(0);
+      const whole = await search(c, 'fn start');
+      expect(whole.stats.complete).toBe(true);
+      expect(whole.partial).toBeUndefined();
+      expect(whole.index_age!.map((a) => a.state)).toEqual(['current']);
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 180_000);
 });

@@ -5,7 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
-import { buildServer } from '../../src/server/build.js';
+import { connectServer } from '../../src/server/build.js';
 import type { WindowCache } from '../../src/search/window-cache.js';
 import type { WalkLimits } from '../../src/search/searcher.js';
 import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
@@ -42,9 +42,8 @@ export async function connectInProcess(
   walkLimits?: WalkLimits,
 ): Promise<Connected & { zoekt: ZoektClient }> {
   const client = new ZoektClient({ timeoutMs: 10_000, ...zoekt });
-  const server = buildServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}), ...(walkLimits ? { walkLimits } : {}) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverTransport);
+  const server = await connectServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}), ...(walkLimits ? { walkLimits } : {}) }, serverTransport);
   const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
   await mcp.connect(clientTransport);
   return {

@@ -81,7 +81,7 @@ describe('loadConfig: HTTP', () => {
 
   it('allows loopback origins by default on a loopback bind, and none elsewhere', () => {
     expect(http(['--http']).allowedOrigins.map((o) => o.text)).toContain('http://localhost:*');
-    expect(http(['--http', '--host', '0.0.0.0', '--auth-token', TOKEN]).allowedOrigins).toEqual([]);
+    expect(http(['--http', '--host', '0.0.0.0', '--auth-token', TOKEN, '--allowed-hosts', '*']).allowedOrigins).toEqual([]);
     expect(http(['--http', '--allowed-origins', 'https://app.example.com']).allowedOrigins.map((o) => o.text)).toEqual(['https://app.example.com']);
   });
 
@@ -89,10 +89,26 @@ describe('loadConfig: HTTP', () => {
     for (const host of ['0.0.0.0', '::', '10.1.2.3', 'zoekt-mcp.internal']) {
       expect(refused(['--http', '--host', host])).toMatch(new RegExp(`refusing to serve ${host.replace(/\./g, '\\.')} \\(not a loopback address\\) without --auth-token`));
     }
-    expect(http(['--http', '--host', '0.0.0.0', '--insecure-no-auth']).authToken).toBeUndefined();
-    expect(http(['--http', '--host', '0.0.0.0'], { ZOEKT_MCP_INSECURE_NO_AUTH: '1' }).host).toBe('0.0.0.0');
-    expect(http(['--http', '--host', '0.0.0.0'], { ZOEKT_MCP_AUTH_TOKEN: TOKEN }).host).toBe('0.0.0.0');
+    const hosts = ['--allowed-hosts', 'mcp.example.com'];
+    expect(http(['--http', '--host', '0.0.0.0', '--insecure-no-auth', ...hosts]).authToken).toBeUndefined();
+    expect(http(['--http', '--host', '0.0.0.0', ...hosts], { ZOEKT_MCP_INSECURE_NO_AUTH: '1' }).host).toBe('0.0.0.0');
+    expect(http(['--http', '--host', '0.0.0.0', ...hosts], { ZOEKT_MCP_AUTH_TOKEN: TOKEN }).host).toBe('0.0.0.0');
     for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) expect(http(['--http', '--host', host]).host).toBe(host);
+  });
+
+  it('answers the loopback names (and the bound address) on a loopback bind, and needs --allowed-hosts elsewhere', () => {
+    const names = (argv: string[], env: NodeJS.ProcessEnv = {}) => http(argv, env).allowedHosts.map((h) => h.text);
+    expect(names(['--http'])).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(names(['--http', '--host', '::1'])).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(names(['--http', '--host', '127.0.0.2'])).toEqual(['localhost', '127.0.0.1', '[::1]', '127.0.0.2']);
+    for (const host of ['0.0.0.0', '::', '10.1.2.3']) {
+      expect(refused(['--http', '--host', host, '--auth-token', TOKEN])).toMatch(/needs --allowed-hosts or ZOEKT_MCP_ALLOWED_HOSTS/);
+    }
+    // The token is named first: it is the bigger hole.
+    expect(refused(['--http', '--host', '0.0.0.0'])).toMatch(/without --auth-token/);
+    expect(names(['--http', '--host', '0.0.0.0', '--auth-token', TOKEN, '--allowed-hosts', 'mcp.example.com, 10.0.0.5:3000,[::1]'])).toEqual(['mcp.example.com', '10.0.0.5:3000', '[::1]']);
+    expect(names(['--http', '--host', '0.0.0.0', '--auth-token', TOKEN], { ZOEKT_MCP_ALLOWED_HOSTS: '*' })).toEqual(['*']);
+    expect(names(['--http', '--allowed-hosts', 'dev.local'])).toEqual(['dev.local']);
   });
 
   it.each([
@@ -103,11 +119,18 @@ describe('loadConfig: HTTP', () => {
     [['--http', '--allowed-origins', 'example.com'], {}, /--allowed-origins: "example.com" is not an origin/],
     [['--http', '--shutdown-timeout-ms=-1'], {}, /--shutdown-timeout-ms must be a whole number/],
     [['--http', '--host', 'a b'], {}, /--host must be an IP address or host name/],
+    [['--http', '--allowed-hosts', 'http://x.example'], {}, /--allowed-hosts: "http:\/\/x.example" is not a host name/],
+    [['--http', '--allowed-hosts', ' , '], {}, /--allowed-hosts names no host/],
     [[], { ZOEKT_MCP_HTTP: 'maybe' }, /ZOEKT_MCP_HTTP must be true or false/],
     [['--port', '3000'], {}, /--port only applies with --http/],
     [['--auth-token', TOKEN], {}, /--auth-token only applies with --http/],
   ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
     expect(refused(argv as string[], env as NodeJS.ProcessEnv)).toMatch(reason);
+  });
+
+  it('caps the headers timeout at the request timeout: the head is part of the request', () => {
+    expect(http(['--http', '--headers-timeout-ms', '5000', '--request-timeout-ms', '2000'])).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 2000 });
+    expect(http(['--http', '--headers-timeout-ms', '1000'])).toMatchObject({ headersTimeoutMs: 1000, requestTimeoutMs: HTTP_DEFAULTS.requestTimeoutMs });
   });
 
   it('leaves HTTP variables alone when serving stdio', () => {
@@ -118,16 +141,8 @@ describe('loadConfig: HTTP', () => {
 });
 
 describe('OPTIONS: the options as data (--help and the README are made from them)', () => {
-  const configKey: Record<string, string> = {
-    'zoekt-url': 'zoektUrl',
-    'timeout-ms': 'timeoutMs',
-    'log-level': 'logLevel',
-    'cache-mb': 'cacheMb',
-    'cache-ttl-ms': 'cacheTtlMs',
-    host: 'host',
-    port: 'port',
-    'shutdown-timeout-ms': 'shutdownTimeoutMs',
-  };
+  /** Each option's field in Config: the flag in camelCase. */
+  const configKey = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
   const withHttp = (o: OptionSpec) => (o.group === 'http' && o.name !== 'http' ? ['--http'] : []);
 
   it('names each flag and variable once, and --help shows every one', () => {
@@ -162,7 +177,7 @@ describe('OPTIONS: the options as data (--help and the README are made from them
     const flat: Record<string, unknown> = { ...out.config, ...out.config.http };
     for (const o of OPTIONS) {
       if (typeof o.default === 'object') continue;
-      expect(flat[configKey[o.name]!], o.name).toBe(o.default);
+      expect(flat[configKey(o.name)], o.name).toBe(o.default);
     }
     expect(OPTIONS.find((o) => o.name === 'log-level')?.choices).toContain(DEFAULTS.logLevel);
   });
@@ -173,4 +188,5 @@ const validSample: Record<string, string> = {
   'allow-repos': 'github.com/acme/*',
   'auth-token': 'b'.repeat(16),
   'allowed-origins': 'https://app.example.com',
+  'allowed-hosts': 'mcp.example.com',
 };

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shardPrefix } from '../../src/local/indexer.js';
 import { listLines, nameFromOrigin, plainName, readRepoList } from '../../src/local/repos.js';
 import { parseServeArgs } from '../../src/local/serve-args.js';
+import { SERVE_ENV, serveEnvNumber } from '../../src/config.js';
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-repos-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -81,5 +82,16 @@ describe('serve arguments', () => {
     expect(parseServeArgs([work, '--setup'])).toEqual({ repos: [work], setup: true, rest: [] });
     expect(parseServeArgs(['--log-level', 'debug'])).toEqual({ repos: [], setup: false, rest: ['--log-level', 'debug'] });
     expect(() => parseServeArgs(['--repo'])).toThrow(/--repo needs a folder/);
+  });
+});
+
+describe('serve environment', () => {
+  it('reads whole numbers within bounds, defaults when unset or empty, and names a bad variable', () => {
+    expect(serveEnvNumber(SERVE_ENV.lingerMs, {})).toBe(60_000);
+    expect(serveEnvNumber(SERVE_ENV.lingerMs, { ZOEKT_MCP_LINGER_MS: '' })).toBe(60_000);
+    expect(serveEnvNumber(SERVE_ENV.pollMs, { ZOEKT_MCP_POLL_MS: '500' })).toBe(500);
+    expect(() => serveEnvNumber(SERVE_ENV.pollMs, { ZOEKT_MCP_POLL_MS: '10' })).toThrow(/ZOEKT_MCP_POLL_MS must be a whole number from 100 to/);
+    expect(() => serveEnvNumber(SERVE_ENV.port, { ZOEKT_PORT: '70000' })).toThrow(/ZOEKT_PORT/);
+    expect(() => serveEnvNumber(SERVE_ENV.lingerMs, { ZOEKT_MCP_LINGER_MS: '1e3' })).toThrow(/ZOEKT_MCP_LINGER_MS/);
   });
 });

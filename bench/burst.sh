@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# A burst of concurrent tools/call POSTs against zoekt-mcp --http over Go's source tree
+# ($(go env GOROOT)/src): answers by outcome, latencies, and the server's peak RSS and open fds.
+# Reuses the index the test suite caches in .tools/goroot-index/ when there is one, else indexes
+# the tree (about a minute with ctags). Starts zoekt-webserver -rpc on a free loopback port and
+# stops it at the end. Prints figures; asserts nothing.
+#   bash bench/burst.sh
+#   BURST_REQUESTS=500 BURST_ARGS='--max-in-flight 8' bash bench/burst.sh
+#   ZOEKT_MCP_CLI=/other/checkout/dist/cli.js bash bench/burst.sh   # the same burst against another build
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+index=""
+for marker in "$tools/goroot-index/$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
+  [ -f "$marker" ] && index="$(dirname "$marker")/index" && break
+done
+if [ -z "$index" ]; then
+  index="$work/index"
+  mkdir -p "$index"
+  echo "bench: indexing $(go env GOROOT)/src" >&2
+  CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
+fi
+
+start_zoekt "$index"
+ZOEKT_URL="$zoekt_url" node bench/burst.mjs

@@ -1,0 +1,88 @@
+/**
+ * The JSON-RPC shape of a POSTed body, checked before a transport sees it. The SDK's transports
+ * answer an empty batch `[]` with 202 as if it held only notifications, take batches of up to 100
+ * messages, answer a message of the wrong shape with -32700 (Parse error) on /mcp and with plain
+ * text on /messages, and lose an answer when two requests of one batch share an id. Here each of
+ * those gets a JSON-RPC error that says what was wrong, and a batch is bounded so that one HTTP
+ * request cannot carry more work than a few calls.
+ */
+import { isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** JSON-RPC 2.0's own codes. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+/** An answer to a body that is not a JSON-RPC message or batch: HTTP 400 with a JSON-RPC error. */
+export class JsonRpcBodyError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JsonRpcBodyError';
+  }
+
+  /** The JSON-RPC error object (id null: no request of the body could be told apart). */
+  toJson(): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } {
+    return { jsonrpc: '2.0', id: null, error: { code: this.code, message: this.message } };
+  }
+}
+
+export interface CheckedBody {
+  messages: JSONRPCMessage[];
+  batch: boolean;
+  /** The tools/call requests in it: the work it asks for. */
+  toolCalls: number;
+}
+
+/** Parses the body text as JSON; a JSON-RPC parse error otherwise. */
+export function parseJsonRpcText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new JsonRpcBodyError(PARSE_ERROR, 'Parse error: the request body is not valid JSON; send one JSON-RPC 2.0 message object, or an array of them');
+  }
+}
+
+/** Checks a parsed body: one JSON-RPC message, or a non-empty batch of at most `maxBatch` of them. */
+export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
+  const batch = Array.isArray(body);
+  const items: unknown[] = batch ? body : [body];
+  if (batch && items.length === 0) throw new JsonRpcBodyError(INVALID_REQUEST, 'Invalid Request: the batch is empty; send at least one JSON-RPC message');
+  if (items.length > maxBatch) {
+    throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: the batch has ${items.length} messages and this server takes at most ${maxBatch} per HTTP request; split it`);
+  }
+  const messages: JSONRPCMessage[] = [];
+  const ids = new Set<string | number>();
+  let toolCalls = 0;
+  items.forEach((item, i) => {
+    const where = batch ? `message ${i} of the batch` : 'the body';
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
+    const message = parsed.data;
+    if (isJSONRPCRequest(message)) {
+      if (ids.has(message.id)) throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
+      ids.add(message.id);
+      if (message.method === 'tools/call') toolCalls += 1;
+    }
+    messages.push(message);
+  });
+  return { messages, batch, toolCalls };
+}
+
+/** What is wrong with an item, in words: no echo of the value itself. */
+function describeShape(item: unknown): string {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    return `expected an object with "jsonrpc": "2.0", got ${item === null ? 'null' : Array.isArray(item) ? 'an array' : typeof item}`;
+  }
+  const o = item as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return 'expected "jsonrpc": "2.0"';
+  if ('method' in o) {
+    if (typeof o.method !== 'string') return '"method" must be a string';
+    if ('id' in o && !(typeof o.id === 'string' || (typeof o.id === 'number' && Number.isInteger(o.id)))) return '"id" must be a string or a whole number';
+    if ('params' in o && (o.params === null || typeof o.params !== 'object' || Array.isArray(o.params))) return '"params" must be an object';
+    return 'a request has "jsonrpc", "id", "method" and "params" only; a notification has no "id"';
+  }
+  if ('result' in o || 'error' in o) return 'a response has "jsonrpc", "id" and one of "result" or "error"';
+  return 'expected a request ("method", "id"), a notification ("method") or a response ("id", "result" or "error")';
+}

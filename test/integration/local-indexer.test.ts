@@ -1,0 +1,97 @@
+/**
+ * The local indexer's housekeeping, with the real zoekt-git-index: old snapshots are pruned from
+ * a repository's shadow without losing incremental (delta) indexing, and what no listed
+ * repository uses leaves the index and the shadow folder.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
+import type { RepoEntry } from '../../src/local/repos.js';
+import { gitIn } from '../support/local.js';
+import { CTAGS_COMMAND, FIXTURES, ZOEKT_BIN } from '../support/zoekt.js';
+
+const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-indexer-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function pathsIn(dir: string): IndexerPaths & { logged: () => string } {
+  let log = '';
+  return { bin: ZOEKT_BIN, index: join(dir, 'index'), shadows: join(dir, 'shadow'), ctags: CTAGS_COMMAND, log: (l) => (log += l), logged: () => log };
+}
+
+async function index(paths: IndexerPaths, e: RepoEntry): Promise<string> {
+  return startIndex(paths, e, await fingerprint(paths, e)).done;
+}
+
+/** Commit objects a shadow repository holds, reachable or not. */
+function commits(paths: IndexerPaths, e: RepoEntry): number {
+  const out = execFileSync('git', [`--git-dir=${shadowDir(paths, e)}`, 'cat-file', '--batch-all-objects', '--batch-check=%(objecttype)'], { encoding: 'utf8' });
+  return out.split('\n').filter((t) => t === 'commit').length;
+}
+
+describe('shadow repositories', () => {
+  it.each(['dir', 'git'] as const)('a %s entry keeps only its last snapshot once pruned, and the next index is still a delta', async (kind) => {
+    const data = join(work, `data-${kind}`);
+    const paths = pathsIn(data);
+    const dir = join(work, `code-${kind}`);
+    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
+    if (kind === 'git') {
+      gitIn(dir, 'init', '-q', '-b', 'main');
+      gitIn(dir, 'add', '-A');
+      gitIn(dir, 'commit', '-q', '-m', 'first');
+    }
+    const e: RepoEntry = { dir, name: `prune-${kind}`, kind, source: 'test', text: dir };
+    const file = join(dir, 'acme_tools/__init__.py');
+    const change = (n: number) => {
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nMARKER_${n} = ${n}\n`);
+      if (kind === 'git') {
+        gitIn(dir, 'commit', '-q', '-am', `change ${n}`);
+      }
+    };
+    await index(paths, e);
+    for (let n = 1; n <= 3; n++) {
+      change(n);
+      await index(paths, e);
+    }
+    expect(commits(paths, e)).toBeGreaterThan(1);
+    // A floor of 0 bytes: the room the snapshots take is always too much here.
+    expect(await pruneShadow(paths, e, 0, 0)).toBe(true);
+    expect(commits(paths, e)).toBe(1);
+    change(4);
+    const before = paths.logged().length;
+    await index(paths, e);
+    // Only the changed file read again: the pruned shadow still holds the indexed commit to diff with.
+    expect(paths.logged().slice(before)).toMatch(/attempting to index 1 total files/);
+    expect(paths.logged().slice(before)).not.toMatch(/falling back/);
+    expect(hasShards(paths.index, e.name)).toBe(true);
+    // Nothing is pruned while the snapshots take less room than the code.
+    expect(await pruneShadow(paths, e, 1e9, 0)).toBe(false);
+  }, 120_000);
+});
+
+describe('sweeping the index folder', () => {
+  it("removes the shards and shadows of repositories no longer listed, and an interrupted build's temporary files at start", () => {
+    const paths = pathsIn(join(work, 'data-sweep'));
+    mkdirSync(paths.index, { recursive: true });
+    const keep = { name: 'acme/a', dir: '/src/a' };
+    const files = ['acme%2Fa_v16.00000.zoekt', 'acme%2Fa_v16.00001.zoekt', 'acme%2Fa_v16.00000.zoekt.meta', 'acme%2Fa_v2_v16.00000.zoekt', 'gone_v16.00000.zoekt', 'acme%2Fa_v16.00000.zoekt.123.tmp'];
+    for (const f of files) writeFileSync(join(paths.index, f), '');
+    mkdirSync(join(paths.shadows, 'ffffffffffffffff.git'), { recursive: true });
+    mkdirSync(shadowDir(paths, keep), { recursive: true });
+    expect(sweep(paths, [keep], false).sort()).toEqual(['acme%2Fa_v2_v16.00000.zoekt', 'gone_v16.00000.zoekt', 'shadow/ffffffffffffffff.git']);
+    expect(readdirSync(paths.index)).toContain('acme%2Fa_v16.00000.zoekt.123.tmp');
+    expect(sweep(paths, [keep], true)).toEqual(['acme%2Fa_v16.00000.zoekt.123.tmp']);
+    expect(readdirSync(paths.index).sort()).toEqual(['acme%2Fa_v16.00000.zoekt', 'acme%2Fa_v16.00000.zoekt.meta', 'acme%2Fa_v16.00001.zoekt']);
+    expect(readdirSync(paths.shadows)).toEqual([shadowDir(paths, keep).split('/').pop()]);
+  });
+
+  it('tells the shards of "a" from those of "a_v2"', () => {
+    expect(isShardOf('a_v16.00000.zoekt', 'a')).toBe(true);
+    expect(isShardOf('a_v16.00000.zoekt.meta', 'a')).toBe(true);
+    expect(isShardOf('a_v16.00000.zoekt.meta', 'a', false)).toBe(false);
+    expect(isShardOf('a_v2_v16.00000.zoekt', 'a')).toBe(false);
+    expect(isShardOf('a_v2_v16.00000.zoekt', 'a_v2')).toBe(true);
+  });
+});
