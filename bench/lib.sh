@@ -39,3 +39,21 @@ start_zoekt() {
   echo "bench: zoekt-webserver did not start on $zoekt_url; see $work/webserver.log" >&2
   return 1
 }
+
+# copy_corpus DIR: the bench corpus, one repository per folder: the test fixtures and four npm
+# packages of real TypeScript and JavaScript (about 3k files).
+copy_corpus() {
+  mkdir -p "$1"
+  for dir in test/fixtures/*/; do cp -r "$dir" "$1/$(basename "$dir")"; done
+  for pkg in typescript/lib zod @modelcontextprotocol/sdk undici; do
+    cp -r "node_modules/$pkg" "$1/npm-$(echo "$pkg" | tr '/@' '--' | sed 's/^-//')"
+  done
+}
+
+# index_corpus REPOS_DIR INDEX_DIR: each repository with symbols.
+index_corpus() {
+  mkdir -p "$2"
+  for dir in "$1"/*; do
+    "$bin/zoekt-index" -require_ctags -index "$2" "$dir" 2>>"$work/index.log" >&2
+  done
+}

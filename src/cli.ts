@@ -2,7 +2,6 @@
 /** Entry: read the configuration, pick the transport, start. */
 import { HELP, loadConfig } from './config.js';
 import { createLogger } from './log.js';
-import { serveHttp } from './server/http.js';
 import { serveStdio } from './server/stdio.js';
 import { VERSION } from './version.js';
 import { ZoektFleet } from './zoekt/fleet.js';
@@ -38,6 +37,8 @@ async function main(): Promise<number> {
   };
   if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
   if (config.http) {
+    // Loaded only here: the stdio server starts without the HTTP stack.
+    const { serveHttp } = await import('./server/http.js');
     const server = await serveHttp(config.http, deps);
     const signal = await stopSignal();
     log.info('signal received', { signal });

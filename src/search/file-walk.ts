@@ -19,7 +19,7 @@ import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
 import { NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';
-import { derived, type Window } from './window-cache.js';
+import { derived, windowId, type Window } from './window-cache.js';
 
 /** Files whose matched lines one restricted search fetches for the path-ordered part. */
 const TAIL_BLOCK = 100;
@@ -57,15 +57,11 @@ function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pi
 
 /** The path-ordered part of a walk: the listing's files not in the ranked head, by path. */
 function tailOf(listing: Window, head: Window, headFiles: FileHit[], walkFiles: number): FileHit[] {
-  // Depends on both windows: one table per listing, keyed by the head window.
-  const byHead = derived(listing, 'tails', () => new WeakMap<Window, FileHit[]>());
-  let tail = byHead.get(head);
-  if (!tail) {
+  // Depends on both windows: one per listing and head window.
+  return derived(listing, `tail\u0000${windowId(head)}\u0000${walkFiles}`, () => {
     const inHead = new Set(headFiles.map(fileId));
-    tail = listing.files.filter((f) => !inHead.has(fileId(f))).sort(comparePaths).slice(0, walkFiles - headFiles.length);
-    byHead.set(head, tail);
-  }
-  return tail;
+    return listing.files.filter((f) => !inHead.has(fileId(f))).sort(comparePaths).slice(0, walkFiles - headFiles.length);
+  });
 }
 
 /**

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { combineReadiness } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
 import type { Searcher } from './searcher.js';
+import type { RepoInfo } from '../zoekt/wire.js';
+import { cacheLookups, callsInFlight, toolLatencies } from '../metrics.js';
 
 export const GET_HEALTH = 'get_health';
 
@@ -28,13 +30,39 @@ export const HealthOutput = z.object({
       index_bytes: z.number().int(),
       content_bytes: z.number().int(),
       repos_without_symbols: z.number().int(),
+      /** Share (0–1) of repositories, and of their files, indexed with ctags symbols. */
+      symbol_coverage: z.object({ repos: z.number(), files: z.number() }),
       oldest_index_time: z.string().optional(),
       newest_index_time: z.string().optional(),
     })
     .optional(),
+  /** This process since start: latency per tool (percentiles of its recent calls), window cache lookups. */
+  calls: z.object({
+    in_flight: z.number().int(),
+    tools: z.array(z.object({ tool: z.string(), calls: z.number().int(), errors: z.number().int(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number() })),
+    cache: z.object({ hits: z.number().int(), misses: z.number().int(), hit_rate: z.number().optional() }),
+  }),
   hint: z.string().optional(),
 });
 export type HealthOutput = z.infer<typeof HealthOutput>;
+
+function callFigures(): HealthOutput['calls'] {
+  const { hits, misses } = cacheLookups();
+  const lookups = hits + misses;
+  return {
+    in_flight: callsInFlight(),
+    tools: toolLatencies(),
+    cache: { hits, misses, ...(lookups ? { hit_rate: Math.round((hits / lookups) * 1000) / 1000 } : {}) },
+  };
+}
+
+const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 1000 : 0);
+
+function symbolCoverage(repos: RepoInfo[]): { repos: number; files: number } {
+  const withSymbols = repos.filter((r) => r.hasSymbols);
+  const files = (rs: RepoInfo[]) => rs.reduce((n, r) => n + r.stats.documents, 0);
+  return { repos: share(withSymbols.length, repos.length), files: share(files(withSymbols), files(repos)) };
+}
 
 /** Probes and the listing get this share of what is left of the call's deadline. */
 const PROBE_SHARE = 0.75;
@@ -61,6 +89,7 @@ export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promi
     status: 'ok',
     adapter: { version: VERSION, uptime_s: Math.round(process.uptime()) },
     zoekt: { url, reachable: true, ready: readiness.ready, latency_ms: readiness.latencyMs },
+    calls: callFigures(),
   };
   if (fleet.several) {
     out.backends = each.map((e) => ({
@@ -88,6 +117,7 @@ export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promi
       index_bytes: listed.stats.indexBytes,
       content_bytes: listed.stats.contentBytes,
       repos_without_symbols: listed.repos.filter((r) => !r.hasSymbols).length,
+      symbol_coverage: symbolCoverage(listed.repos),
     };
     if (times.length) {
       out.index.oldest_index_time = times[0]!;

@@ -11,6 +11,7 @@ import type { FileHit, RepoListResult } from '../zoekt/wire.js';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
+import { recordCacheLookup } from '../metrics.js';
 
 /** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
 export const PREFETCH_PAGES = 2;
@@ -136,8 +137,10 @@ export class Searcher {
     const req = { ...query, fresh: query.fresh ?? offset === 0 };
     let last = this.peek(req);
     const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size };
+    let fetched = false;
     const page = await fetchPage(
       async (size) => {
+        fetched = true;
         last = await this.window({ ...req, size });
         return { items: last.files, exhausted: last.exhausted };
       },
@@ -146,6 +149,8 @@ export class Searcher {
       FILE_ORDER,
       { prefetchPages: PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
     );
+    // The page was cut from the cached window alone (a miss shows up in window()).
+    if (cached && !fetched) recordCacheLookup(true);
     return { page, window: last! };
   }
 }

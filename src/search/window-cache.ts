@@ -6,6 +6,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
+import { recordCacheLookup } from '../metrics.js';
+import { derivedBytes, fileHitBytes, stringBytes } from './heap-size.js';
 
 export interface Window {
   /** Files as Zoekt ranked them (not yet re-sorted). */
@@ -18,7 +20,7 @@ export interface Window {
 }
 
 export interface WindowCacheOptions {
-  /** Memory bound in bytes (estimated); 0 turns the cache off. */
+  /** Memory bound in heap bytes (see heap-size.ts); 0 turns the cache off. */
   maxBytes: number;
   /** How long a window is served; an index update shows up after at most this long. */
   ttlMs: number;
@@ -26,18 +28,15 @@ export interface WindowCacheOptions {
 
 export const WINDOW_CACHE_DEFAULTS: WindowCacheOptions = { maxBytes: 64 * 1024 * 1024, ttlMs: 120_000 };
 
-/** JavaScript strings take two bytes a character; objects and arrays add their overhead. */
-function estimateBytes(window: Window): number {
-  let bytes = 256;
-  for (const f of window.files) {
-    bytes += 200 + 2 * (f.repo.length + f.path.length + f.language.length + (f.version?.length ?? 0));
-    for (const c of f.chunks) {
-      bytes += 100 + 80 * c.ranges.length;
-      for (const l of c.lines) bytes += 40 + 2 * l.length;
-    }
-  }
-  return bytes;
+/** A window and the values worked out from it: what its cache entry holds in the heap. */
+export function windowBytes(window: Window): number {
+  let bytes = 24 + 8 * 4 + 24 + 8 * 4 + 48 + 8 * window.files.length;
+  for (const f of window.files) bytes += fileHitBytes(f);
+  return bytes + (derivedValues.get(window)?.bytes ?? 0);
 }
+
+/** The cache's own bookkeeping per entry (lru-cache's slots and key map, the key string). */
+const entryBytes = (key: string) => 160 + stringBytes(key);
 
 export class WindowCache {
   private readonly lru: LRUCache<string, Window> | undefined;
@@ -45,15 +44,17 @@ export class WindowCache {
   constructor(opts: WindowCacheOptions = WINDOW_CACHE_DEFAULTS) {
     this.lru =
       opts.maxBytes > 0
-        ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs, sizeCalculation: (w) => Math.max(1, estimateBytes(w)) })
+        ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs, sizeCalculation: (w, key) => windowBytes(w) + entryBytes(key) })
         : undefined;
   }
 
   /** A cached window that holds at least `size` ranked files, or all there are. */
   get(key: string, size: number): Window | undefined {
-    const w = this.lru?.get(key);
-    if (w && (w.exhausted || w.size >= size)) return w;
-    return undefined;
+    if (!this.lru) return undefined;
+    const w = this.lru.get(key);
+    const hit = w !== undefined && (w.exhausted || w.size >= size);
+    recordCacheLookup(hit);
+    return hit ? w : undefined;
   }
 
   /** Whatever window is cached for the key, however large. */
@@ -66,8 +67,25 @@ export class WindowCache {
     const old = this.lru.peek(key);
     // Keep the larger window: it answers every request the smaller one could.
     if (old && !window.exhausted && (old.exhausted || old.size >= window.size)) return;
-    if (estimateBytes(window) > (this.lru.maxSize ?? 0)) return;
+    if (windowBytes(window) + entryBytes(key) > (this.lru.maxSize ?? 0)) return;
     this.lru.set(key, window);
+    // A value worked out from the window later makes the entry larger: count it, which may evict others.
+    resized.set(window, () => {
+      if (this.lru?.peek(key) !== window) return;
+      // lru-cache sizes an entry when it is set with a new value only: take it out and put it back.
+      this.lru.delete(key);
+      if (windowBytes(window) + entryBytes(key) <= (this.lru.maxSize ?? 0)) this.lru.set(key, window);
+    });
+  }
+
+  /** Forgets every window. */
+  clear(): void {
+    this.lru?.clear();
+  }
+
+  /** Heap bytes of the cached windows, as counted against the budget. */
+  get bytes(): number {
+    return this.lru?.calculatedSize ?? 0;
   }
 
   get enabled(): boolean {
@@ -75,15 +93,32 @@ export class WindowCache {
   }
 }
 
-const derivedValues = new WeakMap<object, Map<string, unknown>>();
+const derivedValues = new WeakMap<object, { values: Map<string, unknown>; bytes: number }>();
+const resized = new WeakMap<object, () => void>();
 
 /**
  * A value worked out from a window (its walk order, ranked symbols, usage counts), kept as long
  * as the window is: later pages served from the same cached window do not work it out again.
+ * Its heap bytes count towards the window's cache entry.
  */
 export function derived<T>(window: object, key: string, compute: () => T): T {
-  let values = derivedValues.get(window);
-  if (!values) derivedValues.set(window, (values = new Map()));
-  if (!values.has(key)) values.set(key, compute());
-  return values.get(key) as T;
+  let memo = derivedValues.get(window);
+  if (!memo) derivedValues.set(window, (memo = { values: new Map(), bytes: 0 }));
+  if (!memo.values.has(key)) {
+    const value = compute();
+    memo.values.set(key, value);
+    memo.bytes += 64 + stringBytes(key) + derivedBytes(value);
+    resized.get(window)?.();
+  }
+  return memo.values.get(key) as T;
+}
+
+let nextWindowId = 0;
+const windowIds = new WeakMap<object, number>();
+
+/** A short name for a window object, for keys of values that depend on two windows. */
+export function windowId(window: object): number {
+  let id = windowIds.get(window);
+  if (id === undefined) windowIds.set(window, (id = ++nextWindowId));
+  return id;
 }

@@ -14,6 +14,7 @@ import { errorResult, successResult, validationError, type ToolContext } from '.
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
 import type { ToolCatalog } from './catalog.js';
+import { recordToolCall, trackInFlight } from '../metrics.js';
 
 /** Tools that stay callable when the server is at its limit: the one to call when others fail. */
 const UNQUEUED = new Set(['get_health']);
@@ -39,6 +40,7 @@ export class Dispatcher {
   async call(name: unknown, args: unknown, clientSignal: AbortSignal): Promise<CallToolResult> {
     const arrived = Date.now();
     const callId = ++nextCallId;
+    const leave = trackInFlight();
     const tool = typeof name === 'string' ? this.o.catalog.byName.get(name) : undefined;
     const toolName = typeof name === 'string' ? name : String(name);
     const timer = new AbortController();
@@ -61,13 +63,16 @@ export class Dispatcher {
       if (local.error) throw local.error;
       const text = tool.render(out, input);
       this.o.log.info('tool call', { tool: tool.name, callId, ms: Date.now() - arrived });
+      recordToolCall(tool.name, Date.now() - arrived, 'ok');
       return successResult(out, local.note ? `${text}\n${local.note}` : text);
     } catch (err) {
       const result = errorResult((tool && localError(tool.name, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
       this.o.log.warn('tool error', { tool: toolName, callId, ms: Date.now() - arrived, code: error.code, message: error.message });
+      recordToolCall(toolName, Date.now() - arrived, error.code);
       return result;
     } finally {
+      leave();
       release?.();
       clearTimeout(timeout);
       timer.abort();

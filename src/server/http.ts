@@ -2,7 +2,8 @@
  * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST gets a fresh
  * server and transport and answers with JSON, so any replica can serve any request and a cursor
  * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
- * keeps sessions in this process. /healthz and /readyz are probes for orchestrators.
+ * keeps sessions in this process. /healthz and /readyz are probes for orchestrators; /metrics is
+ * for Prometheus, behind the bearer token when one is set.
  *
  * Every request passes, in order: connection cap on the MCP paths (503), path (404), Host on the
  * MCP paths (403), Origin (403), method (405), bearer token on the MCP paths (401), shutdown (503),
@@ -23,6 +24,7 @@ import { HttpError, readBody, sendError, sendJson } from './http-io.js';
 import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
+import { enablePrometheus } from '../metrics.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
@@ -30,6 +32,8 @@ interface Route {
   methods: readonly string[];
   /** MCP endpoints need the token; probes never do. */
   mcp: boolean;
+  /** Not an MCP endpoint, but needs the token when one is set (/metrics: scrapers send it as a bearer token). */
+  token?: boolean;
   handler: Handler;
 }
 
@@ -73,7 +77,20 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     await transport.handleRequest(req, res, body);
   };
 
+  const metrics = await enablePrometheus();
   const routes = new Map<string, Route>([
+    [
+      '/metrics',
+      {
+        methods: ['GET'],
+        mcp: false,
+        token: true,
+        handler: async (_req, res) => {
+          const text = await metrics.metrics();
+          res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+        },
+      },
+    ],
     ['/mcp', { methods: ['POST'], mcp: true, handler: streamable }],
     [
       '/sse',
@@ -135,7 +152,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
     connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
-    if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz)`);
+    if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz, metrics at /metrics)`);
     // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index content.
     if (route.mcp && !hostAllowed(req.headers.host, config.allowedHosts)) {
       const host = req.headers.host === undefined ? 'a request without a Host header' : `Host ${JSON.stringify(req.headers.host.slice(0, 100))}`;
@@ -166,7 +183,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       const why = path === '/mcp' ? ' (this server is stateless: no standalone stream, no session to delete)' : '';
       throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${route.methods.join(' or ')}${why}`, { allow });
     }
-    if (route.mcp && checkToken) {
+    if ((route.mcp || route.token) && checkToken) {
       const auth = checkToken(req);
       if (!auth.ok) {
         const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token"';

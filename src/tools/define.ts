@@ -53,17 +53,44 @@ export const ErrorShape = z.object({
 });
 
 /**
+ * The output schema in few words: each field with its type, and the fields of the items a page
+ * always lists (its required arrays); no prose, no bounds, nothing deeper (the results show it).
+ * Still true of every output, so clients that validate structuredContent against it keep passing.
+ */
+function leanOutput(field: Record<string, unknown>, listed: boolean): Record<string, unknown> {
+  const lean: Record<string, unknown> = { type: field.type, ...(field.enum ? { enum: field.enum } : {}) };
+  const items = field.items as { type?: unknown; properties?: Record<string, unknown> } | undefined;
+  if (listed && field.type === 'array' && items?.type === 'object' && items.properties) {
+    // Names only: each item's values show their types.
+    lean.items = { type: 'object', properties: Object.fromEntries(Object.keys(items.properties).map((k) => [k, {}])) };
+  }
+  return lean;
+}
+
+/**
  * The output schema agents see: the tool's success fields, or the contract's `{ error }` (error
  * results carry structuredContent too, and clients validate it against this schema). Exactly
- * one of the two forms is required, which JSON Schema says with anyOf.
+ * one of the two forms is required, which JSON Schema says with anyOf. The zod schema validates
+ * what handlers return; the JSON Schema advertised is its lean form (no prose, no default bounds).
  */
 export function advertisedOutput(output: z.ZodObject): z.ZodObject {
+  let advertised = advertisedOutputs.get(output);
+  if (!advertised) advertisedOutputs.set(output, (advertised = leanAdvertised(output)));
+  return advertised;
+}
+
+/** Worked out once per tool and process: an HTTP server built per request reuses it. */
+const advertisedOutputs = new WeakMap<z.ZodObject, z.ZodObject>();
+
+function leanAdvertised(output: z.ZodObject): z.ZodObject {
   const required = Object.entries(output.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
-  return z
-    .object({ ...output.partial().shape, error: ErrorShape.shape.error.optional() })
-    .meta({ anyOf: [{ required }, { required: ['error'] }] });
+  const schema = z.object({ ...output.partial().shape, error: ErrorShape.shape.error.optional() });
+  const full = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, Record<string, unknown>> };
+  // `error` is left to anyOf: every tool's errors have the one shape the server's instructions describe.
+  const properties = Object.fromEntries(Object.entries(full.properties).filter(([k]) => k !== 'error').map(([k, v]) => [k, leanOutput(v, required.includes(k))]));
+  return schema.meta({ properties, $schema: undefined, additionalProperties: undefined, anyOf: [{ required }, { required: ['error'] }] });
 }
 
 export function errorResult(err: unknown): CallToolResult {

@@ -1,21 +1,16 @@
 import { z } from 'zod';
-import { KINDS } from '../search/kinds.js';
 import { count } from '../search/completeness.js';
 import { FIND_REFERENCES, findReferences, REFERENCE_DEFAULTS, ReferenceOutput } from '../search/references.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, sharedFilterArgs, text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  symbol: z
-    .string()
-    .min(1)
-    .max(300)
-    .describe("One identifier ('parseConfig', '$scope'), or qualified ('Server.start', 'UserService::find'). Matched whole-word and case-sensitively."),
-  kind: z.string().min(1).max(50).optional().describe(`Only definitions of this kind: ${KINDS.join(', ')}.`),
-  include_definitions: z.boolean().optional().describe('List the definitions on the first page (default true). Definition sites are never listed as usages.'),
-  context_lines: z.number().int().min(0).max(5).optional().describe(`Lines of context around each usage (0–5, default ${REFERENCE_DEFAULTS.context_lines}).`),
+const input = toolInput({
+  symbol: text(300).describe("'parseConfig', or qualified: 'Server.start', 'A::find'"),
+  kind: text(50).optional().describe('Of the definitions, as in search_symbols'),
+  include_definitions: z.boolean().optional().describe('Default true'),
+  context_lines: z.number().int().min(0).max(5).optional().describe(`Default ${REFERENCE_DEFAULTS.context_lines}`),
   ...sharedFilterArgs,
-  limit: z.number().int().min(1).max(200).optional().describe(`Usage lines per page (1–200, default ${REFERENCE_DEFAULTS.limit}).`),
+  limit: z.number().int().min(1).max(200).optional().describe(`Usage lines per page, default ${REFERENCE_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
 
@@ -49,14 +44,10 @@ export const findReferencesTool = defineTool({
   name: FIND_REFERENCES,
   title: 'Find references',
   description: [
-    'Definitions and usages of one identifier across the index: definitions from ctags symbols (exact name and case),',
-    "usages from a whole-word, case-sensitive text search (so 'foo' never matches foobar, foo_bar or xfoo). Both are asked of Zoekt at once.",
-    'Definitions are labelled with their kind and come first, all on the first page; pages run over usage lines; a definition line is never repeated as a usage.',
-    'When every definition is in one language family (e.g. TypeScript/JavaScript, C/C++) and no language filter is given, usages are limited to that family and `scope` says how to widen it.',
+    'Definitions (ctags) and whole-word usages of one identifier; definitions all on page 1, pages run over usages, kept to the definitions\' language family unless languages is given.',
     'Examples:',
     '- {"symbol": "NewServer"}',
-    '- {"symbol": "UserService.find", "context_lines": 1}',
-    '- {"symbol": "getUser", "repos": ["github.com/acme/webapp"], "include_definitions": false}',
+    '- {"symbol": "UserService.find", "include_definitions": false}',
   ].join('\n'),
   input,
   output: ReferenceOutput,

@@ -1,18 +1,14 @@
 import { z } from 'zod';
 import { FILE_LIMITS, GET_FILE, getFile, GetFileOutput } from '../search/file.js';
 import { defineTool } from './define.js';
+import { text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  repo: z.string().min(1).max(500).describe("The repository's full name, as list_repos and search results give it (github.com/acme/webapp)."),
-  path: z.string().min(1).max(2000).describe('The path inside the repository (src/main.go).'),
-  start_line: z.number().int().min(1).optional().describe('First line to return (1-based). Default 1.'),
-  end_line: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Last line to return. At most ${FILE_LIMITS.maxLines} lines per call; without a range, the first ${FILE_LIMITS.defaultLines}.`),
-  branch: z.string().min(1).max(200).optional().describe('Read the file as indexed on this branch. Default: the first indexed branch that has it.'),
+const input = toolInput({
+  repo: text(500).describe('Full name, as list_repos and results give it'),
+  path: text(2000),
+  start_line: z.number().int().min(1).optional(),
+  end_line: z.number().int().min(1).optional(),
+  branch: text(200).optional().describe('Default: the first indexed branch that has the file'),
 });
 
 
@@ -30,11 +26,10 @@ export const getFileTool = defineTool({
   name: GET_FILE,
   title: 'Read a file',
   description: [
-    `Read an indexed file by exact repository and path, with line numbers. Without a range you get the first ${FILE_LIMITS.defaultLines} lines; at most ${FILE_LIMITS.maxLines} per call.`,
-    'total_lines and truncated tell whether to read on. An unknown repository or path is NOT_FOUND with the nearest names.',
+    `Read a file with line numbers: the first ${FILE_LIMITS.defaultLines} lines or start_line–end_line (at most ${FILE_LIMITS.maxLines}); truncated says there is more.`,
     'Examples:',
-    '- {"repo": "github.com/acme/webapp", "path": "src/services/UserService.ts"}',
-    '- {"repo": "github.com/acme/gosvc", "path": "internal/server/server.go", "start_line": 40, "end_line": 80}',
+    '- {"repo": "github.com/acme/webapp", "path": "src/app.ts"}',
+    '- {"repo": "github.com/acme/gosvc", "path": "main.go", "start_line": 40}',
   ].join('\n'),
   input,
   output: GetFileOutput,

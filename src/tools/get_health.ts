@@ -3,8 +3,9 @@ import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
 import { defineTool } from './define.js';
+import { toolInput } from './shared.js';
 
-const input = z.strictObject({});
+const input = toolInput({});
 
 /** get_health's answer, plus the local serve command's view of the index when there is one. */
 const output = HealthOutput.extend({
@@ -29,8 +30,7 @@ const output = HealthOutput.extend({
         }),
       ),
     })
-    .optional()
-    .describe('Only under the local serve command: each listed repository, its index age and indexing progress'),
+    .optional(),
 });
 
 type Output = z.output<typeof output>;
@@ -53,6 +53,8 @@ function withIndexing(out: HealthOutput): Output {
   return res;
 }
 
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
 export function renderHealth(out: Output): string {
   const lines = [
     `status: ${out.status}`,
@@ -63,9 +65,13 @@ export function renderHealth(out: Output): string {
   const i = out.index;
   if (i) {
     lines.push(`index: ${i.repos} repo(s), ${i.documents} files, ${i.shards} shard(s), ${i.index_bytes} index bytes, ${i.content_bytes} content bytes`);
-    lines.push(`repos without symbols: ${i.repos_without_symbols}`);
+    lines.push(`symbols: ${pct(i.symbol_coverage.repos)} of repos, ${pct(i.symbol_coverage.files)} of files (${i.repos_without_symbols} repo(s) without)`);
     if (i.oldest_index_time) lines.push(`indexed between ${i.oldest_index_time} and ${i.newest_index_time}`);
   }
+  const c = out.calls;
+  const rate = c.cache.hit_rate === undefined ? '' : `, hit rate ${pct(c.cache.hit_rate)}`;
+  lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}; ${c.in_flight} call(s) in flight`);
+  for (const t of c.tools) lines.push(`  ${t.tool}: ${t.calls} call(s), ${t.errors} error(s), p50 ${t.p50_ms} ms, p95 ${t.p95_ms} ms, p99 ${t.p99_ms} ms`);
   for (const r of out.indexing?.repos ?? []) lines.push(`repo ${describeRepo(r)}`);
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines.join('\n');
@@ -75,8 +81,7 @@ export const getHealthTool = defineTool({
   name: GET_HEALTH,
   title: 'Backend health',
   description: [
-    'Whether Zoekt is reachable and ready, and index statistics (repos, files, shards, sizes, index times, repos without symbols). Under the local serve command, also each listed repository\'s indexing state, progress and index age.',
-    'Call it when searches fail or come back empty: a down backend is reported as status "down" with a hint, not as an error.',
+    'Zoekt up and ready; index stats and symbol coverage; per-tool latency and cache hit rate. Call it when searches fail or come back empty.',
     'Example:',
     '- {}',
   ].join('\n'),

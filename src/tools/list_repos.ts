@@ -2,16 +2,11 @@ import { z } from 'zod';
 import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
 import { ageText } from '../search/freshness.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter } from './shared.js';
+import { cursorArg, pagingFooter, text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  filter: z
-    .string()
-    .min(1)
-    .max(500)
-    .optional()
-    .describe("A repo-name glob: 'github.com/acme/*', or a bare name like 'webapp' (matches the last part of a name)."),
-  limit: z.number().int().min(1).max(500).optional().describe(`Repositories per page (1–500, default ${LIST_REPOS_DEFAULTS.limit}).`),
+const input = toolInput({
+  filter: text(500).optional().describe("Repo name glob ('github.com/acme/*', or a last segment like 'webapp')"),
+  limit: z.number().int().min(1).max(500).optional().describe(`Default ${LIST_REPOS_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
 
@@ -30,12 +25,10 @@ export const listReposTool = defineTool({
   name: LIST_REPOS,
   title: 'List repositories',
   description: [
-    'What is indexed: repository names (use them in repos filters and get_file), their branches and commits, index time and age, whether symbols were indexed, and sizes.',
-    'Sorted by name and paginated.',
+    'Indexed repos: names (for repos and get_file), branches, index time and age, symbols or not, sizes.',
     'Examples:',
     '- {}',
     '- {"filter": "github.com/acme/*"}',
-    '- {"filter": "webapp"}',
   ].join('\n'),
   input,
   output: ListReposOutput,

@@ -2,32 +2,17 @@ import { z } from 'zod';
 import { CODE_DEFAULTS, CodeSearchOutput, SEARCH_CODE, searchCode } from '../search/code.js';
 import { count } from '../search/completeness.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .max(2000)
-    .describe(
-      'Zoekt query. Bare terms are RE2 regexes, ANDed; `file:`, `lang:`, `repo:`, `sym:`, `case:yes|no|auto`, `-` to negate, `or`, parentheses.',
-    ),
-  literal: z.boolean().optional().describe('Search the exact text: every regex and query metacharacter is escaped. Default false.'),
-  case_sensitive: z
-    .enum(['auto', 'yes', 'no'])
-    .optional()
-    .describe("'auto' (default): case-sensitive only if the query has an uppercase letter. 'yes' or 'no' force it."),
-  context_lines: z.number().int().min(0).max(10).optional().describe(`Lines of context before and after each match (0–10, default ${CODE_DEFAULTS.context_lines}).`),
-  max_matches_per_file: z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(`Matched lines shown per file (1–100, default ${CODE_DEFAULTS.max_matches_per_file}); the rest are counted in omitted_matches.`),
-  branch: z.string().min(1).max(200).optional().describe('Only this branch (Zoekt matches the name as a substring). Default: all indexed branches.'),
+const input = toolInput({
+  query: text(2000),
+  literal: z.boolean().optional().describe('Exact text, not a query'),
+  case_sensitive: z.enum(['auto', 'yes', 'no']).optional().describe("'auto' (default): sensitive if the query has uppercase"),
+  context_lines: z.number().int().min(0).max(10).optional().describe(`Default ${CODE_DEFAULTS.context_lines}`),
+  max_matches_per_file: z.number().int().min(1).max(100).optional().describe(`Default ${CODE_DEFAULTS.max_matches_per_file}`),
+  branch: text(200).optional().describe('Default: all'),
   ...sharedFilterArgs,
-  limit: z.number().int().min(1).max(50).optional().describe(`Files per page (1–50, default ${CODE_DEFAULTS.limit}).`),
+  limit: z.number().int().min(1).max(50).optional().describe(`Files per page, default ${CODE_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
 
@@ -54,16 +39,12 @@ export const searchCodeTool = defineTool({
   name: SEARCH_CODE,
   title: 'Search code',
   description: [
-    'Search file contents across every indexed repository with Zoekt (trigram index: fast on any size of code base).',
-    'The query is Zoekt syntax: bare terms are RE2 regexes and are ANDed; `file:` filters paths by regex, `lang:` by language, `repo:` by repo name,',
-    '`sym:` matches symbol definitions, `-` negates, `or` alternates, parentheses group. RE2 has no lookaround and no backreferences.',
-    'Set literal: true to search exact text such as `foo(bar[0])`. Results are files ranked by relevance, each with matched lines (1-based line and column) and context.',
-    'Pass next_cursor back as cursor, with the same other arguments, for the next page.',
+    'Search file contents (Zoekt): files by relevance, matched lines with context.',
+    'Query: bare terms are RE2 regexes, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ). literal: true for exact text.',
+    'All list tools page: pass next_cursor back as cursor, same arguments.',
     'Examples:',
-    '- {"query": "func\\\\s+NewServer"} — a regex',
-    '- {"query": "foo(bar[0])", "literal": true, "paths": ["src/"]} — exact text under src/',
-    '- {"query": "TODO -file:test", "repos": ["github.com/acme/*"], "context_lines": 0}',
-    '- {"query": "sym:UserService"} — where UserService is defined, with its symbol kind',
+    '- {"query": "func\\s+NewServer"}',
+    '- {"query": "foo(bar[0])", "literal": true, "paths": ["src/"]}',
   ].join('\n'),
   input,
   output: CodeSearchOutput,

@@ -2,19 +2,13 @@ import { z } from 'zod';
 import { count } from '../search/completeness.js';
 import { FILE_DEFAULTS, FileSearchOutput, SEARCH_FILES, searchFiles } from '../search/files.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .max(1000)
-    .describe(
-      "A gitignore-style glob over paths: '**/*.test.ts', 'Makefile' (any depth), 'src/' (everything under src/), '/go.mod' (repo root); or an RE2 regex over the path with regex: true.",
-    ),
-  regex: z.boolean().optional().describe('Treat pattern as an RE2 regex over the path inside the repo. Default false.'),
+const input = toolInput({
+  pattern: text(1000).describe('Path glob, or an RE2 regex with regex: true'),
+  regex: z.boolean().optional(),
   ...sharedFilterArgs,
-  limit: z.number().int().min(1).max(200).optional().describe(`Files per page (1–200, default ${FILE_DEFAULTS.limit}).`),
+  limit: z.number().int().min(1).max(200).optional().describe(`Default ${FILE_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
 
@@ -36,16 +30,10 @@ export const searchFilesTool = defineTool({
   name: SEARCH_FILES,
   title: 'Search files',
   description: [
-    'Find files by name or path (not by content: use search_code for that).',
-    "The pattern is a gitignore-style glob: without a '/' it matches a file or directory name at any depth ('*.go', 'Makefile');",
-    "with a '/' it is anchored at the repository root ('src/**/*.ts', '/go.mod'); '*' stays in one directory, '**' crosses directories;",
-    "a trailing '/' means everything under a directory ('test/'). Set regex: true for an RE2 regex over the path.",
-    'A pattern with an uppercase letter matches case-sensitively, otherwise case is ignored.',
+    'Find files by path glob (not content): *.go and Makefile match at any depth, src/**/*.ts from the repo root, test/ a whole directory.',
     'Examples:',
     '- {"pattern": "**/*.test.ts"}',
-    '- {"pattern": "Makefile", "repos": ["github.com/acme/*"]}',
-    '- {"pattern": "src/", "languages": ["go"]}',
-    '- {"pattern": "(^|/)docker-compose\\\\.ya?ml$", "regex": true}',
+    '- {"pattern": "(^|/)Dockerfile$", "regex": true}',
   ].join('\n'),
   input,
   output: FileSearchOutput,

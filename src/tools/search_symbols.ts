@@ -3,30 +3,16 @@ import { KINDS } from '../search/kinds.js';
 import { count } from '../search/completeness.js';
 import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, SymbolSearchOutput } from '../search/symbols.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text, toolInput } from './shared.js';
 
-const input = z.strictObject({
-  name: z
-    .string()
-    .min(1)
-    .max(500)
-    .describe(
-      "Symbol name: exact ('UserService'), a glob with * and ? ('get*', '*Handler'), or qualified ('Server.start', 'UserService::find'); 'Parent::' or 'Parent.*' lists the members of Parent.",
-    ),
-  regex: z.boolean().optional().describe('Treat name as an RE2 regex over symbol names (unanchored). Default false.'),
-  case_sensitive: z.boolean().optional().describe('Match the name with exact case. Default false.'),
-  kinds: z
-    .array(z.string().min(1).max(50))
-    .min(1)
-    .max(KINDS.length)
-    .optional()
-    .describe(`Only these kinds, normalized across languages: ${KINDS.join(', ')}.`),
-  include_vendored: z
-    .boolean()
-    .optional()
-    .describe('Also search vendored code (vendor/, node_modules/, third_party/ …). Default false.'),
+const input = toolInput({
+  name: text(500).describe("Exact ('UserService'), glob ('get*'), qualified ('Server.start', 'A::find'); 'Parent::' lists members"),
+  regex: z.boolean().optional().describe('name is an RE2 regex'),
+  case_sensitive: z.boolean().optional(),
+  kinds: stringList(KINDS.length, 50).describe(KINDS.join(', ')),
+  include_vendored: z.boolean().optional().describe('Also vendor/, node_modules/, third_party/'),
   ...sharedFilterArgs,
-  limit: z.number().int().min(1).max(100).optional().describe(`Symbols per page (1–100, default ${SYMBOL_DEFAULTS.limit}).`),
+  limit: z.number().int().min(1).max(100).optional().describe(`Default ${SYMBOL_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
 
@@ -49,15 +35,10 @@ export const searchSymbolsTool = defineTool({
   name: SEARCH_SYMBOLS,
   title: 'Search symbols',
   description: [
-    'Find where functions, methods, classes, types, variables and constants are defined (ctags symbols indexed by Zoekt).',
-    'Case-insensitive by default. Results are ranked: exact name first (exact case before other case), then names starting with it, then the rest.',
-    "Each result has its normalized kind, ctags' raw_kind, the bare parent type for members, 1-based line and column, and the definition line as signature.",
-    'Vendored code (vendor/, node_modules/, third_party/) is left out unless include_vendored is true. Not for text: use search_code for usages.',
+    'Where functions, types, classes, variables are defined (ctags). Case-insensitive; exact names first. Result: kind, parent, line, signature.',
     'Examples:',
-    '- {"name": "UserService"} — every definition named UserService',
-    '- {"name": "get*", "kinds": ["function", "method"], "languages": ["go"]}',
-    '- {"name": "Server.start"} — the start method of Server (Go receiver, Python/TS/Java class); "UserService::find" in C++',
-    '- {"name": "UserService::"} — the members of UserService',
+    '- {"name": "UserService"}',
+    '- {"name": "get*", "kinds": ["function"], "languages": ["go"]}',
   ].join('\n'),
   input,
   output: SymbolSearchOutput,

@@ -1,33 +1,42 @@
 /** Argument schemas and rendering pieces that several tools share. */
 import { z } from 'zod';
 
-const globList = (what: string) => z.array(z.string().min(1).max(500)).min(1).max(50).optional().describe(what);
+/**
+ * A list of short strings. Its bounds guard the server and are checked here, not advertised:
+ * an agent never comes near them, and tools/list is read in every conversation.
+ */
+export function stringList(maxItems: number, maxChars: number) {
+  return z
+    .array(z.string())
+    .refine((a) => a.length >= 1 && a.length <= maxItems, `give 1 to ${maxItems} entries`)
+    .refine((a) => a.every((v) => v.length >= 1 && v.length <= maxChars), `each entry takes 1 to ${maxChars} characters`)
+    .optional();
+}
+
+/** A string argument whose length bounds are checked, not advertised (see stringList). */
+export function text(maxChars: number) {
+  return z.string().refine((v) => v.length >= 1 && v.length <= maxChars, `takes 1 to ${maxChars} characters`);
+}
 
 export const sharedFilterArgs = {
-  repos: globList("Repository name globs, OR-ed: 'github.com/acme/*', or a bare name like 'webapp' (matches the last segment)."),
-  paths: globList(
-    "Only paths matching these gitignore-style globs, OR-ed: 'src/**/*.ts' and '/main.go' are anchored at the repo root, '*.go' or 'Makefile' match at any depth, 'test/' is a directory and everything under it.",
-  ),
-  exclude_paths: globList('Leave out paths matching these globs (same syntax as paths).'),
-  languages: z
-    .array(z.string().min(1).max(100))
-    .min(1)
-    .max(30)
-    .optional()
-    .describe("Only these languages, OR-ed: Linguist names or aliases, any case ('TypeScript' or 'ts', 'Go' or 'golang', 'C++' or 'cpp', 'Python' or 'py'). TSX is its own language: list it beside TypeScript for .tsx files."),
-  exclude_languages: z.array(z.string().min(1).max(100)).min(1).max(30).optional().describe('Leave out these languages (same names as languages).'),
-  source_code_only: z
-    .boolean()
-    .optional()
-    .describe('Leave out prose, config and data files (Markdown, Text, JSON, YAML, TOML, XML, INI, CSV, …). Not together with languages.'),
+  repos: stringList(50, 500).describe("Repo globs ('github.com/acme/*', 'webapp')"),
+  paths: stringList(50, 500).describe("Path globs, gitignore-style ('src/**/*.ts', '*.go', 'test/')"),
+  exclude_paths: stringList(50, 500),
+  languages: stringList(30, 100).describe("Names or aliases ('ts', 'go'); TSX is its own"),
+  exclude_languages: stringList(30, 100),
+  source_code_only: z.boolean().optional().describe('No prose, config or data files'),
 };
 
-export const cursorArg = z
-  .string()
-  .min(1)
-  .max(2000)
-  .optional()
-  .describe('next_cursor from the previous page; send it with the same other arguments.');
+/**
+ * A tool's arguments: unknown keys refused. Its JSON Schema leaves `$schema` out (tools/list
+ * assumes one dialect for all) to keep tools/list short.
+ */
+export function toolInput<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject(shape).meta({ $schema: undefined });
+}
+
+/** next_cursor of the previous page (how paging works is said once, in search_code's description). */
+export const cursorArg = text(2000).optional();
 
 /** The lines after a list: partial results, the next page, the hint. */
 export function pagingFooter(out: { partial?: { reason: string; hint: string } | undefined; next_cursor?: string | undefined; hint?: string | undefined }): string[] {

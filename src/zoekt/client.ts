@@ -3,7 +3,13 @@
  * every call, retries of transient failures, and the classification of every failure into a
  * ToolError at the place where its cause is known.
  */
-import { Agent, request, errors as undiciErrors } from 'undici';
+import type { Agent } from 'undici';
+
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+let loadingUndici: Promise<Undici> | undefined;
+/** undici loads with the first request: starting and answering tools/list do not wait for it. */
+const loadUndici = (): Promise<Undici> => (loadingUndici ??= import('undici').then((m) => (undici = m)));
 import pRetry, { AbortError } from 'p-retry';
 import type { z } from 'zod';
 import { deadlineWithin } from '../deadline.js';
@@ -22,6 +28,7 @@ import {
   type SearchOptionsWire,
   type SearchResult,
 } from './wire.js';
+import { recordZoektRequest } from '../metrics.js';
 
 export interface ZoektClientOptions {
   /** Base URL of zoekt-webserver, e.g. http://127.0.0.1:6070 */
@@ -74,7 +81,8 @@ export class ZoektClient {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly log: Logger;
-  private readonly dispatcher: Agent;
+  private agent: Promise<Agent> | undefined;
+  private readonly connectTimeoutMs: number;
   private readonly onRequest: ZoektClientOptions['onRequest'];
   private readonly matchLimits: MatchLimits;
 
@@ -86,13 +94,21 @@ export class ZoektClient {
     this.timeoutMs = opts.timeoutMs;
     this.retries = opts.retries ?? 2;
     this.log = opts.logger ?? silentLogger;
-    this.dispatcher = new Agent({
-      keepAliveTimeout: 30_000,
-      connections: 32,
-      connect: { timeout: Math.min(5_000, opts.timeoutMs) },
-      // Go streams large JSON answers chunked, so the cap has to count bytes as they arrive.
-      maxResponseSize: MAX_BODY_BYTES,
-    });
+    this.connectTimeoutMs = Math.min(5_000, opts.timeoutMs);
+  }
+
+  /** The connection pool, made with the first request. */
+  private dispatcher(): Promise<Agent> {
+    return (this.agent ??= loadUndici().then(
+      (u) =>
+        new u.Agent({
+          keepAliveTimeout: 30_000,
+          connections: 32,
+          connect: { timeout: this.connectTimeoutMs },
+          // Go streams large JSON answers chunked, so the cap has to count bytes as they arrive.
+          maxResponseSize: MAX_BODY_BYTES,
+        }),
+    ));
   }
 
   async search(req: SearchRequest): Promise<SearchResult> {
@@ -173,21 +189,25 @@ export class ZoektClient {
   }
 
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    if (this.agent) await (await this.agent).close();
   }
 
   private async get(path: string, deadline: number, signal?: AbortSignal) {
     const url = new URL(path, this.base);
+    const started = performance.now();
     try {
-      const res = await request(url, {
+      const dispatcher = await this.dispatcher();
+      const res = await undici!.request(url, {
         method: 'GET',
-        dispatcher: this.dispatcher,
+        dispatcher,
         signal: combine(signal, deadline),
       });
       const body = await res.body.text();
       return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body };
     } catch (err) {
       throw this.transportError(err, path);
+    } finally {
+      recordZoektRequest(this.url, path, performance.now() - started);
     }
   }
 
@@ -240,10 +260,12 @@ export class ZoektClient {
     let contentType: string;
     let body: string;
     this.onRequest?.({ path, phase: 'start' });
+    const started = performance.now();
     try {
-      const res = await request(url, {
+      const dispatcher = await this.dispatcher();
+      const res = await undici!.request(url, {
         method: 'POST',
-        dispatcher: this.dispatcher,
+        dispatcher,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(payload),
         signal: combine(signal, deadline),
@@ -259,6 +281,7 @@ export class ZoektClient {
       if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
       throw new AbortError(te);
     } finally {
+      recordZoektRequest(this.url, path, performance.now() - started);
       this.onRequest?.({ path, phase: 'end' });
     }
     if (status === 200) {
@@ -293,7 +316,7 @@ export class ZoektClient {
     if (err instanceof ToolError) return err;
     const code = errorCode(err);
     const name = err instanceof Error ? err.name : '';
-    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || err instanceof undiciErrors.ConnectTimeoutError) {
+    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (undici !== undefined && err instanceof undici.errors.ConnectTimeoutError)) {
       return this.timeout(path, err);
     }
     if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);

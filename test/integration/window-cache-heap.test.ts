@@ -1,0 +1,35 @@
+/**
+ * `--cache-mb` is a bound on heap bytes: a long run of distinct windows over the Go tree fills the
+ * cache, and the heap grows by what the cache counted, never by more than the budget. Measured in
+ * a child process with `--expose-gc`, so that the heap figures are live objects only.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { ROOT } from '../support/zoekt.js';
+
+const run = promisify(execFile);
+const BUDGET_MB = 8;
+
+describe('window cache budget in heap bytes', () => {
+  it('keeps the heap within the budget over thousands of distinct windows, counting what the heap really holds', async () => {
+    const { stdout } = await run(process.execPath, ['--expose-gc', join(ROOT, 'test/support/window-heap.mjs')], {
+      env: { ...process.env, ZOEKT_URL: inject('goZoektUrl'), SRC_ROOT: inject('goSrcRoot'), BUDGET_MB: String(BUDGET_MB), CALLS: '3000' },
+      timeout: 600_000,
+      maxBuffer: 1 << 20,
+    });
+    const r = JSON.parse(stdout) as { budget: number; calls: number; grown: number; held: number; counted: number };
+    const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+    console.log(`window cache: ${r.calls} calls, counted ${mib(r.counted)}, holding ${mib(r.held)}, heap grew ${mib(r.grown)} over the run, budget ${mib(r.budget)}`);
+    expect(r.calls).toBeGreaterThanOrEqual(3000);
+    // The run fills the cache, so the bound is what keeps the heap in check.
+    expect(r.counted).toBeGreaterThan(0.8 * r.budget);
+    expect(r.counted).toBeLessThanOrEqual(r.budget);
+    // What the cache counts is what the heap holds, within 20%.
+    expect(r.held).toBeGreaterThan(0.8 * r.counted);
+    expect(r.held).toBeLessThan(1.2 * r.counted);
+    // The run as a whole: the heap ends within the budget of where it started.
+    expect(r.grown).toBeLessThan(r.budget * 1.05);
+  }, 660_000);
+});
