@@ -16,7 +16,7 @@
  */
 import * as q from '../zoekt/query.js';
 import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
-import { NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
+import { grouped, NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';
 import { derived, windowId, type Window } from './window-cache.js';
@@ -48,7 +48,7 @@ export interface FileWalkPage {
 function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pick<FileWalkPage, 'complete' | 'partial'> {
   const stopped = stats.find((s) => s.stopped);
   const bound: Partial = {
-    reason: `${total.toLocaleString('en-US')} files match; paging reaches the first ${limits.walkFiles.toLocaleString('en-US')} of them (the best ${limits.rankedFiles} by relevance, then the rest by path)`,
+    reason: `${grouped(total)} files match; paging reaches the first ${grouped(limits.walkFiles)} of them (the best ${limits.rankedFiles} by relevance, then the rest by path)`,
     hint: NARROW_HINT,
   };
   const partial = zoektPartial(stopped) ?? (total > limits.walkFiles ? bound : undefined);

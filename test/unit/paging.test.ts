@@ -79,3 +79,10 @@ describe('fetchPage with a cached window', () => {
     expect(page.hasMore).toBe(false);
   });
 });
+
+describe('grouped', () => {
+  it("groups thousands exactly as toLocaleString('en-US') does", async () => {
+    const { grouped } = await import('../../src/search/completeness.js');
+    for (const n of [0, 7, 999, 1000, 5920, 99_332, 1_000_000, 4_000_000, 123_456_789, 2 ** 53 - 1]) expect(grouped(n)).toBe(n.toLocaleString('en-US'));
+  });
+});
