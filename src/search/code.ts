@@ -107,6 +107,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
       return { ...walked, items: walked.files.map((f) => toFileResult(f, contextLines, maxPerFile)) };
     },
     emptyHint: () => zeroResultHint(searcher, args, signal),
+    narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
   const out: CodeSearchOutput = {
     zoekt_query: searcher.confine(query),

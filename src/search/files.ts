@@ -52,6 +52,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
       return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language, ...(f.branches.length ? { branches: f.branches } : {}) })) };
     },
     emptyHint: () => zeroFileHint(args, searcher.scope.note()),
+    narrowHint: 'Ask for less: a more specific pattern, a lower limit, or paths, languages or repos filters.',
   });
   return {
     zoekt_query: searcher.confine(query),

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Partial } from './completeness.js';
+import { AnswerTooLarge } from '../zoekt/client.js';
 
 /** The fields every paged output ends with. */
 export const pagingFields = {
@@ -37,6 +38,8 @@ export interface PageSpec<T, F extends Fetched<T>> {
   fetch: (offset: number) => Promise<F>;
   /** Why the first page is empty and what to call instead. */
   emptyHint: (fetched: F) => string | Promise<string>;
+  /** How to ask this tool for less, naming its own arguments: the hint of a call too broad to answer. */
+  narrowHint: string;
 }
 
 export type Paged<F> = F & {
@@ -48,7 +51,9 @@ export type Paged<F> = F & {
 export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): Promise<Paged<F>> {
   const cursor = spec.args.cursor;
   const offset = typeof cursor === 'string' ? decodeCursor(spec.tool, spec.args, cursor).offset : 0;
-  const fetched = await spec.fetch(offset);
+  const fetched = await spec.fetch(offset).catch((err: unknown) => {
+    throw err instanceof AnswerTooLarge ? err.narrowed(spec.narrowHint) : err;
+  });
   const out: Paged<F> = { ...fetched, offset };
   if (fetched.more) out.next_cursor = encodeCursor(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
   if (fetched.items.length === 0 && !fetched.more) {

@@ -223,6 +223,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
       };
     },
     emptyHint: () => '',
+    narrowHint: 'Ask for less: fewer context_lines, a lower limit, or languages, paths or repos filters.',
   });
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
   const out: ReferenceOutput = {

@@ -295,14 +295,7 @@ export class ZoektClient {
       return this.timeout(path, err);
     }
     if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);
-    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-      return new ToolError(
-        'INVALID_ARGUMENT',
-        `zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`,
-        'Ask for less: a lower limit, fewer context_lines or max_matches_per_file, or a narrower query.',
-        { cause: err },
-      );
-    }
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new AnswerTooLarge(`zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`, err);
     const why = code ? `${code}` : err instanceof Error ? err.message : String(err);
     return new ToolError(
       'UNAVAILABLE',
@@ -327,6 +320,21 @@ export class ZoektClient {
       `zoekt at ${this.url} answered /${path} with ${what}, not the JSON API`,
       `Start zoekt-webserver with the -rpc flag (it serves /api/search and /api/list only then), and check that ZOEKT_URL points at zoekt-webserver, not at another service.`,
     );
+  }
+}
+
+/**
+ * The call asked for more than one answer may hold. Only the tool knows which of its arguments
+ * narrow it, so the hint here is generic and the tool replaces it (see `narrowed`).
+ */
+export class AnswerTooLarge extends ToolError {
+  constructor(message: string, cause?: unknown) {
+    super('INVALID_ARGUMENT', message, 'Ask for less: a narrower query or a lower limit.', { cause, retryable: false });
+  }
+
+  /** The same failure with the tool's own advice. */
+  narrowed(hint: string): ToolError {
+    return new ToolError(this.code, this.message, hint, { cause: this.cause, retryable: false });
   }
 }
 
