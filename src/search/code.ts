@@ -3,6 +3,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkQueryBounds } from '../zoekt/query-bounds.js';
 import { liftCase, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
 import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
@@ -69,6 +70,7 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   let text = args.literal ? args.query : args.query.trim();
   let mode = args.case_sensitive ?? 'auto';
   if (!args.literal) {
+    checkQueryBounds(normalizeWhitespace(text));
     const lifted = liftCase(normalizeWhitespace(text));
     if (lifted.mode !== undefined) {
       if (args.case_sensitive !== undefined && args.case_sensitive !== 'auto' && args.case_sensitive !== lifted.mode) {

@@ -5,6 +5,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import { z } from 'zod';
 import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
@@ -35,6 +36,7 @@ export const FILE_DEFAULTS = { limit: 50 };
 export function buildFileQuery(args: FileSearchArgs): string {
   const pattern = args.pattern.trim();
   if (pattern === '') throw invalidArgument('pattern is empty', "Give a glob such as '**/*.test.ts', 'Makefile' or 'src/', or a regex with regex: true.");
+  if (args.regex) checkRegexBounds(pattern, 'the pattern regex');
   const re = args.regex ? pattern : pathGlobToRegex(pattern);
   return q.render(q.and(q.fileNamesOnly(), q.file(re), ...filterParts(args)));
 }

@@ -8,6 +8,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { NARROW_HINT, zoektPartial } from './completeness.js';
@@ -88,7 +89,10 @@ function stripAnchors(re: string): string {
 export function parseName(name: string, asRegex: boolean): NamePattern {
   const text = name.trim();
   if (text === '') throw invalidArgument('name is empty', "Give a symbol name ('UserService'), a glob ('get*'), or a qualified name ('Server.start').");
-  if (asRegex) return { symRegex: text, member: text, literalPrefix: '' };
+  if (asRegex) {
+    checkRegexBounds(text, 'the name regex');
+    return { symRegex: text, member: text, literalPrefix: '' };
+  }
   if (/^(?:::|[.:])+$/.test(text)) {
     throw invalidArgument(
       `name '${text}' has only separators, no name`,

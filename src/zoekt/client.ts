@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
+import { checkSentQuery } from './query-bounds.js';
 import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
 import {
   decodeList,
@@ -112,6 +113,7 @@ export class ZoektClient {
   }
 
   private async searchWithin(req: SearchRequest, limits: MatchLimits, deadline: number): Promise<SearchResult> {
+    checkSentQuery(req.query);
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
