@@ -6,6 +6,7 @@ import { serveHttp } from './server/http.js';
 import { serveStdio } from './server/stdio.js';
 import { VERSION } from './version.js';
 import { ZoektFleet } from './zoekt/fleet.js';
+import { useCursorSecret } from './search/cursor.js';
 import { RepoScope } from './search/scope.js';
 import { WindowCache } from './search/window-cache.js';
 
@@ -26,6 +27,8 @@ async function main(): Promise<number> {
   }
   const { config } = outcome;
   const log = createLogger(config.logLevel);
+  // Every server of this process signs its cursors with it (a random one when none is given).
+  if (config.cursorSecret) useCursorSecret(config.cursorSecret);
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log });
   const cache = new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs });
   const deps = { zoekt, log, cache, scope: new RepoScope(config.allowRepos) };

@@ -102,6 +102,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const query = buildCodeQuery(args);
   const page = await paginate({
     tool: SEARCH_CODE,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {

@@ -47,6 +47,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
   const query = buildFileQuery(args);
   const page = await paginate({
     tool: SEARCH_FILES,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {

@@ -151,6 +151,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   };
   const page = await paginate({
     tool: FIND_REFERENCES,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (position) => {

@@ -61,6 +61,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
   let totals: ListReposOutput['totals'] | undefined;
   const page = await paginate({
     tool: LIST_REPOS,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {

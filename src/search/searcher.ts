@@ -8,6 +8,7 @@ import { ToolError } from '../errors.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
 import type { FileHit, RepoListResult } from '../zoekt/wire.js';
+import { CursorSigner, processCursorSecret } from './cursor.js';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
@@ -52,12 +53,18 @@ export interface WindowRequest {
 const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
 
 export class Searcher {
+  /** Cursors signed with the deployment's secret and bound to this scope. */
+  readonly cursors: CursorSigner;
+
   constructor(
     readonly zoekt: ZoektFleet,
     private readonly cache: WindowCache = new WindowCache(),
     readonly scope: RepoScope = RepoScope.ALL,
     readonly walkLimits: WalkLimits = WALK_LIMITS,
-  ) {}
+    cursorSecret: string | Buffer = processCursorSecret(),
+  ) {
+    this.cursors = new CursorSigner(cursorSecret, scope.globs);
+  }
 
   /**
    * The query as it is sent: confined to the allowed repositories. Tools report this text; they

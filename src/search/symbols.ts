@@ -280,6 +280,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   let ranked: Ranked[] = [];
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
+import { CursorSigner } from '../../src/search/cursor.js';
 import { paginate } from '../../src/search/page.js';
 import { AnswerTooLarge } from '../../src/zoekt/client.js';
 
@@ -7,6 +8,7 @@ describe('paginate', () => {
   it("gives a call too broad to answer the tool's own narrowing hint", async () => {
     const run = paginate({
       tool: 'search_symbols',
+      cursors: new CursorSigner('s'.repeat(32)),
       args: { name: 'e', regex: true },
       limit: 20,
       fetch: () => Promise.reject(new AnswerTooLarge("zoekt's answer is too large")),
