@@ -74,6 +74,18 @@ export class Searcher {
     return this.scope.confine(query);
   }
 
+  /**
+   * The scope as Zoekt's own restriction (RepoIDs), a wall that holds whatever the query text
+   * says: Zoekt ANDs it with the parsed query. Absent without a scope, and when the index's
+   * repository IDs cannot tell the allowed repositories apart (then the query constraint and the
+   * check of every answer remain).
+   */
+  private async scopeIds(signal?: AbortSignal): Promise<{ repoIds?: number[] }> {
+    if (!this.scope.restricted) return {};
+    const repoIds = await this.zoekt.repoIdsOf((repo) => this.scope.allows(repo), signal);
+    return repoIds ? { repoIds } : {};
+  }
+
   async window(req: WindowRequest & { repos?: string[] }): Promise<Window> {
     const key = windowKey(req);
     const cached = req.fresh ? undefined : this.cache.get(key, req.size);
@@ -84,6 +96,7 @@ export class Searcher {
       contextLines: req.contextLines ?? 0,
       signal: req.signal,
       ...(req.repos ? { repos: req.repos } : {}),
+      ...(await this.scopeIds(req.signal)),
     });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
@@ -114,7 +127,7 @@ export class Searcher {
 
   /** Files of one repository with their whole content (never cached: get_file reads the index as it is now). */
   async wholeFiles(query: string, maxDocs: number, repo: string, signal?: AbortSignal): Promise<FileHit[]> {
-    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo] });
+    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo], ...(await this.scopeIds(signal)) });
     const files = result.files.filter((f) => this.scope.allows(f.repo));
     const stopped = result.stats.stopped;
     // Not found, or held by a backend that did not answer: only the second is worth a retry.

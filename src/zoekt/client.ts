@@ -44,6 +44,11 @@ export interface SearchRequest {
   contextLines?: number;
   /** Return the whole content of each file (get_file). */
   whole?: boolean;
+  /**
+   * Only these repositories (Zoekt's IDs), ANDed by Zoekt with the query (RepoIDs of /api/search):
+   * a restriction that holds whatever the query text says.
+   */
+  repoIds?: readonly number[];
   signal?: AbortSignal;
 }
 
@@ -123,7 +128,8 @@ export class ZoektClient {
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
-    const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
+    const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
+    const reply = await this.postJson('api/search', body, SearchReply, deadline, req.signal);
     const result = decodeSearch(reply, limits);
     result.truncated = result.files.length >= req.maxDocs;
     return result;
