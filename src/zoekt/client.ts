@@ -63,13 +63,31 @@ const MIN_WALL_TIME_MS = 100;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
+ * What one search may bring back, sized from what it asks for rather than from the transport
+ * cap: a decoded answer holds about five times its JSON in memory, so 64 MiB answers made one
+ * broad call cost hundreds of MiB. A page of files with their matched lines fits the per-file
+ * allowance many times over; past the cap the search is asked again with a smaller match budget
+ * (an honest partial answer) before it is refused.
+ */
+const ANSWER_BYTES_PER_FILE = 8 * 1024;
+const MIN_ANSWER_BYTES = 4 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+export function answerCap(req: Pick<SearchRequest, 'maxDocs' | 'contextLines' | 'whole'>): number {
+  if (req.whole) return MAX_BODY_BYTES;
+  const wanted = req.maxDocs * ANSWER_BYTES_PER_FILE * (1 + (req.contextLines ?? 0));
+  return Math.max(MIN_ANSWER_BYTES, Math.min(MAX_ANSWER_BYTES, wanted));
+}
+
+/**
  * The match budget of every search. Zoekt evaluates every candidate file until a shard has found
  * this many matches (then FilesSkipped says what it left out), so answers are complete and
  * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
  */
 export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
-/** An answer over the size cap is asked again with the budget divided by this. */
+/** An answer over the size cap is asked again with the budget divided by this, up to OVERSIZE_RETRIES times. */
 const OVERSIZE_BUDGET_DIVISOR = 20;
+const OVERSIZE_RETRIES = 2;
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -102,18 +120,18 @@ export class ZoektClient {
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = Date.now() + this.timeoutMs;
-    try {
-      return await this.searchWithin(req, this.matchLimits, deadline);
-    } catch (err) {
-      // A regex that matches nearly every character fills the answer with matched lines long
-      // before the budget runs out. Ask once more with a budget that fits: the answer is then
-      // honestly partial (match_limit) rather than an error.
-      if (!(err instanceof ToolError) || errorCode(err.cause) !== 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || req.whole) throw err;
-      const smaller = { shard: Math.ceil(this.matchLimits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(this.matchLimits.total / OVERSIZE_BUDGET_DIVISOR) };
-      this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: smaller.shard });
-      return this.searchWithin(req, smaller, deadline).catch(() => {
-        throw err;
-      });
+    let limits = this.matchLimits;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.searchWithin(req, limits, deadline);
+      } catch (err) {
+        // A regex that matches nearly every character fills the answer with matched lines long
+        // before the budget runs out. Ask again with a budget that fits: the answer is then
+        // honestly partial (match_limit) rather than an error.
+        if (!(err instanceof AnswerTooLarge) || req.whole || retry >= OVERSIZE_RETRIES) throw err;
+        limits = { shard: Math.ceil(limits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(limits.total / OVERSIZE_BUDGET_DIVISOR) };
+        this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: limits.shard });
+      }
     }
   }
 
@@ -122,14 +140,15 @@ export class ZoektClient {
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
-      MaxWallTime: Math.max(MIN_WALL_TIME_MS, this.timeoutMs - WALL_TIME_MARGIN_MS) * 1e6,
+      // What is left of the call's deadline: a search asked again (a smaller budget) gets the rest, not a fresh allowance.
+      MaxWallTime: Math.max(MIN_WALL_TIME_MS, deadline - Date.now() - WALL_TIME_MARGIN_MS) * 1e6,
       ShardMaxMatchCount: limits.shard,
       TotalMaxMatchCount: limits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
-    const reply = await this.postJson('api/search', body, SearchReply, deadline, req.signal);
+    const reply = await this.postJson('api/search', body, SearchReply, deadline, req.signal, answerCap(req));
     const result = decodeSearch(reply, limits);
     result.truncated = result.files.length >= req.maxDocs;
     return result;
@@ -203,12 +222,13 @@ export class ZoektClient {
     schema: S,
     deadline: number,
     signal?: AbortSignal,
+    maxBytes = MAX_BODY_BYTES,
   ): Promise<z.infer<S>> {
     const started = Date.now();
     const attempt = async (): Promise<z.infer<S>> => {
       if (signal?.aborted) throw new AbortError(cancelled());
       if (Date.now() >= deadline) throw new AbortError(this.timeout(path));
-      const text = await this.send(path, payload, deadline, signal);
+      const text = await this.send(path, payload, deadline, signal, maxBytes);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -240,7 +260,7 @@ export class ZoektClient {
   }
 
   /** One HTTP exchange; returns the body of a 200 or throws a classified ToolError. */
-  private async send(path: string, payload: unknown, deadline: number, signal?: AbortSignal): Promise<string> {
+  private async send(path: string, payload: unknown, deadline: number, signal: AbortSignal | undefined, maxBytes: number): Promise<string> {
     const url = new URL(path, this.base);
     let status: number;
     let contentType: string;
@@ -256,8 +276,9 @@ export class ZoektClient {
       });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
-      body = await res.body.text();
+      body = await readCapped(res.body, maxBytes, path);
     } catch (err) {
+      if (err instanceof AnswerTooLarge) throw new AbortError(err);
       if (err instanceof ToolError) throw err;
       if (signal?.aborted) throw new AbortError(cancelled());
       const te = this.transportError(err, path);
@@ -344,6 +365,21 @@ export class AnswerTooLarge extends ToolError {
   narrowed(hint: string): ToolError {
     return new ToolError(this.code, this.message, hint, { cause: this.cause, retryable: false });
   }
+}
+
+/** The body as text, refused as soon as it passes `cap` bytes (the rest is never read or kept). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, cap: number, path: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap) {
+      body.destroy();
+      throw new AnswerTooLarge(`zoekt's answer to /${path} is larger than the ${(cap / (1024 * 1024)).toFixed(0)} MiB this call may hold`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function cancelled(cause?: unknown): ToolError {
