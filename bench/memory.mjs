@@ -71,7 +71,9 @@ const CASES = [
 
 console.log(`cli: ${CLI}\nzoekt: ${ZOEKT_URL}\n`);
 console.log(['case'.padEnd(52), 'start MiB', 'peak MiB', 'after MiB', 'seconds', 'answer KiB', 'outcome'].join('  '));
-for (const [name, run] of CASES) {
+// BENCH_ONLY: a regex over case names, to run some of them.
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+for (const [name, run] of CASES.filter(([name]) => !only || only.test(name))) {
   const a = await adapter();
   try {
     const start = memory(a.pid).rss;

@@ -63,20 +63,17 @@ const MIN_WALL_TIME_MS = 100;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
- * What one search may bring back, sized from what it asks for rather than from the transport
- * cap: a decoded answer holds about five times its JSON in memory, so 64 MiB answers made one
- * broad call cost hundreds of MiB. A page of files with their matched lines fits the per-file
- * allowance many times over; past the cap the search is asked again with a smaller match budget
- * (an honest partial answer) before it is refused.
+ * What one search may bring back, instead of the 64 MiB transport cap: a decoded answer holds
+ * about five times its JSON in memory, so 64 MiB answers made one broad call cost hundreds of
+ * MiB. 16 MiB holds the largest window a page walk asks for with every match of its files (the
+ * best 201 files for `err` over Go's source tree, context included, are 8 MB); past it the search
+ * is asked again with a smaller match budget (an honest partial answer) before it is refused.
+ * get_file's whole files keep the transport cap (Zoekt indexes files of at most 2 MiB).
  */
-const ANSWER_BYTES_PER_FILE = 8 * 1024;
-const MIN_ANSWER_BYTES = 4 * 1024 * 1024;
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+const SEARCH_ANSWER_BYTES = 16 * 1024 * 1024;
 
-export function answerCap(req: Pick<SearchRequest, 'maxDocs' | 'contextLines' | 'whole'>): number {
-  if (req.whole) return MAX_BODY_BYTES;
-  const wanted = req.maxDocs * ANSWER_BYTES_PER_FILE * (1 + (req.contextLines ?? 0));
-  return Math.max(MIN_ANSWER_BYTES, Math.min(MAX_ANSWER_BYTES, wanted));
+export function answerCap(req: Pick<SearchRequest, 'whole'>): number {
+  return req.whole ? MAX_BODY_BYTES : SEARCH_ANSWER_BYTES;
 }
 
 /**

@@ -16,10 +16,9 @@ beforeAll(async () => {
 afterAll(() => mcp?.close());
 
 describe('bounded answers', () => {
-  it('sizes the answer a search may hold from what it asks for, not from the transport cap', () => {
-    expect(answerCap({ maxDocs: 21 })).toBe(4 * 1024 * 1024);
-    expect(answerCap({ maxDocs: 5000 })).toBe(16 * 1024 * 1024);
-    expect(answerCap({ maxDocs: 5000, whole: true })).toBe(64 * 1024 * 1024);
+  it('caps what a search may hold well below the transport cap; whole files keep it', () => {
+    expect(answerCap({})).toBe(16 * 1024 * 1024);
+    expect(answerCap({ whole: true })).toBe(64 * 1024 * 1024);
   });
 
   it.each(['e', 'n'])('search_symbols {"name":"%s","regex":true} is a partial answer with a narrowing hint, not an error', async (name) => {
