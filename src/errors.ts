@@ -25,7 +25,7 @@ export function isRetryable(code: ErrorCode): boolean {
 export const ERROR_CODE_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   INVALID_ARGUMENT: 'bad or conflicting arguments, an unknown language or kind; the hint says what is accepted',
   QUERY_ERROR: 'Zoekt rejected the query (parse error, bad regex); the hint names the RE2 rule broken and the corrected form where one can be derived',
-  INVALID_CURSOR: 'a cursor that does not decode, was altered, or comes back with another tool or other arguments',
+  INVALID_CURSOR: 'a cursor that does not decode, was altered or signed with another --cursor-secret, or comes back with another tool, other arguments or another repo scope',
   NOT_FOUND: 'an unknown repository or file; the hint names the nearest ones',
   FORBIDDEN: 'a repository outside the configured scope (--allow-repos)',
   TIMEOUT: 'the call did not finish within its deadline (--timeout-ms), Zoekt requests and queueing included',

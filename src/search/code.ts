@@ -3,6 +3,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkQueryBounds } from '../zoekt/query-bounds.js';
 import { liftCase, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
 import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
@@ -71,6 +72,7 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   let text = args.literal ? args.query : args.query.trim();
   let mode = args.case_sensitive ?? 'auto';
   if (!args.literal) {
+    checkQueryBounds(normalizeWhitespace(text));
     const lifted = liftCase(normalizeWhitespace(text));
     if (lifted.mode !== undefined) {
       if (args.case_sensitive !== undefined && args.case_sensitive !== 'auto' && args.case_sensitive !== lifted.mode) {
@@ -102,6 +104,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
   const query = buildCodeQuery(args);
   const page = await paginate({
     tool: SEARCH_CODE,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
@@ -109,6 +112,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
       return { ...walked, items: walked.files.map((f) => toFileResult(f, contextLines, maxPerFile)) };
     },
     emptyHint: () => zeroResultHint(searcher, args, signal),
+    narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
   const out: CodeSearchOutput = {
     zoekt_query: searcher.confine(query),

@@ -1,13 +1,17 @@
 /**
- * Stateless pagination cursors. A cursor is base64url text carrying a format version, the
- * tool, a hash of every other argument, the offset and the page size, plus a checksum so an
- * altered cursor is refused rather than silently read. No server-side state: any replica, or
- * this one after a restart, can resume from it.
+ * Stateless pagination cursors. A cursor is base64url text carrying a format version, the tool,
+ * a hash of every other argument, the offset and the page size, and a tag of the repo scope it
+ * was issued in, signed with HMAC-SHA256 under the deployment's cursor secret: a cursor cannot be
+ * made or edited without the secret, and one issued outside a repo scope is refused inside it.
+ * No server-side state: any replica given the same secret, or this one after a restart with it,
+ * resumes from it.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ToolError } from '../errors.js';
 
-const VERSION = 1;
+const VERSION = 2;
+/** Bytes of the HMAC kept in a cursor: 128 bits, past any guessing. */
+const MAC_BYTES = 16;
 
 export interface CursorPosition {
   offset: number;
@@ -36,10 +40,13 @@ export function argumentsHash(args: Record<string, unknown>): string {
   return digest(canonical(rest), 16);
 }
 
-export function encodeCursor(tool: string, args: Record<string, unknown>, position: CursorPosition): string {
-  const body = [VERSION, tool, argumentsHash(args), position.offset, position.pageSize];
-  const payload = JSON.stringify(body);
-  return Buffer.from(JSON.stringify([...body, digest(payload, 8)])).toString('base64url');
+/** A secret made for this process alone: its cursors are good until it exits. */
+let processSecret: Buffer | undefined;
+
+/** The secret cursors are signed with when a server is given none (no --cursor-secret): random, once per process. */
+export function processCursorSecret(): Buffer {
+  processSecret ??= randomBytes(32);
+  return processSecret;
 }
 
 function invalid(message: string, hint: string): ToolError {
@@ -49,35 +56,65 @@ function invalid(message: string, hint: string): ToolError {
 const SAME_ARGS_HINT =
   'Send the cursor back with exactly the arguments of the call that returned it (same query, filters and limit), or drop the cursor to start from the first page.';
 
-/** Reads a cursor for `tool` called with `args`; any mismatch is INVALID_CURSOR. */
-export function decodeCursor(tool: string, args: Record<string, unknown>, cursor: string): CursorPosition {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) {
-    throw invalid('the cursor is not base64url text', `Pass next_cursor exactly as a previous ${tool} call returned it. ${SAME_ARGS_HINT}`);
+/** Signs and reads the cursors of one server: its secret, and the repo scope it is confined to. */
+export class CursorSigner {
+  private readonly key: Buffer;
+  /** Which repositories the server may read, as a short tag: the same globs give the same tag. */
+  private readonly scopeTag: string;
+
+  constructor(secret: string | Buffer, scopeGlobs: readonly string[] = []) {
+    this.key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
+    this.scopeTag = scopeGlobs.length ? digest(canonical([...new Set(scopeGlobs)].sort()), 8) : '*';
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid('the cursor does not decode (truncated or altered?)', `Pass next_cursor exactly as a previous ${tool} call returned it. ${SAME_ARGS_HINT}`);
+
+  private mac(payload: string): Buffer {
+    return createHmac('sha256', this.key).update(payload).digest().subarray(0, MAC_BYTES);
   }
-  if (!Array.isArray(parsed) || parsed.length !== 6) {
-    throw invalid('the cursor does not decode (truncated or altered?)', `Pass next_cursor exactly as a previous ${tool} call returned it.`);
+
+  encode(tool: string, args: Record<string, unknown>, position: CursorPosition): string {
+    const body = [VERSION, tool, argumentsHash(args), position.offset, position.pageSize, this.scopeTag];
+    const mac = this.mac(JSON.stringify(body)).toString('base64url');
+    return Buffer.from(JSON.stringify([...body, mac])).toString('base64url');
   }
-  const [version, cursorTool, hash, offset, pageSize, check] = parsed as unknown[];
-  if (digest(JSON.stringify(parsed.slice(0, 5)), 8) !== check) {
-    throw invalid('the cursor was altered (its checksum does not match)', `Pass next_cursor exactly as a previous ${tool} call returned it.`);
+
+  /** Reads a cursor for `tool` called with `args`; any mismatch is INVALID_CURSOR with a hint. */
+  decode(tool: string, args: Record<string, unknown>, cursor: string): CursorPosition {
+    const exactly = `Pass next_cursor exactly as a previous ${tool} call returned it.`;
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('the cursor is not base64url text', `${exactly} ${SAME_ARGS_HINT}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid('the cursor does not decode (truncated or altered?)', `${exactly} ${SAME_ARGS_HINT}`);
+    }
+    if (!Array.isArray(parsed) || parsed.length < 2) throw invalid('the cursor does not decode (truncated or altered?)', exactly);
+    // Read before the signature only to say why an old cursor is refused.
+    if (parsed[0] !== VERSION) {
+      throw invalid(`the cursor has format version ${String(parsed[0])}, this server reads version ${VERSION}`, 'Start again from the first page (call without cursor).');
+    }
+    if (parsed.length !== 7 || typeof parsed[6] !== 'string') throw invalid('the cursor does not decode (truncated or altered?)', exactly);
+    const given = Buffer.from(parsed[6], 'base64url');
+    const expected = this.mac(JSON.stringify(parsed.slice(0, 6)));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw invalid(
+        "the cursor's signature does not match: it was altered, or issued by a server with another cursor secret",
+        `${exactly} Servers that share the work (replicas behind a load balancer) need the same --cursor-secret (ZOEKT_MCP_CURSOR_SECRET); one without it signs with a secret of its own, lost when it restarts. Or drop the cursor to start from the first page.`,
+      );
+    }
+    const [, cursorTool, hash, offset, pageSize, scopeTag] = parsed as unknown[];
+    if (scopeTag !== this.scopeTag) {
+      throw invalid(
+        'the cursor was issued by a server confined to other repositories (another --allow-repos)',
+        `A cursor only pages within the repositories of the server that issued it. Call ${tool} again without cursor to start from the first page here.`,
+      );
+    }
+    if (cursorTool !== tool) {
+      throw invalid(`the cursor belongs to ${String(cursorTool)}, not ${tool}`, `Use it with ${String(cursorTool)}, or call ${tool} without a cursor.`);
+    }
+    if (hash !== argumentsHash(args)) throw invalid('the cursor was issued for other arguments', SAME_ARGS_HINT);
+    if (!Number.isSafeInteger(offset) || (offset as number) < 0 || !Number.isSafeInteger(pageSize) || (pageSize as number) < 1) {
+      throw invalid('the cursor holds an impossible position', 'Start again from the first page (call without cursor).');
+    }
+    return { offset: offset as number, pageSize: pageSize as number };
   }
-  if (version !== VERSION) {
-    throw invalid(`the cursor has format version ${String(version)}, this server reads version ${VERSION}`, 'Start again from the first page (call without cursor).');
-  }
-  if (cursorTool !== tool) {
-    throw invalid(`the cursor belongs to ${String(cursorTool)}, not ${tool}`, `Use it with ${String(cursorTool)}, or call ${tool} without a cursor.`);
-  }
-  if (hash !== argumentsHash(args)) {
-    throw invalid('the cursor was issued for other arguments', SAME_ARGS_HINT);
-  }
-  if (!Number.isSafeInteger(offset) || (offset as number) < 0 || !Number.isSafeInteger(pageSize) || (pageSize as number) < 1) {
-    throw invalid('the cursor holds an impossible position', 'Start again from the first page (call without cursor).');
-  }
-  return { offset: offset as number, pageSize: pageSize as number };
 }

@@ -5,6 +5,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import { z } from 'zod';
 import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
@@ -37,6 +38,7 @@ export const FILE_DEFAULTS = { limit: 50 };
 export function buildFileQuery(args: FileSearchArgs): string {
   const pattern = args.pattern.trim();
   if (pattern === '') throw invalidArgument('pattern is empty', "Give a glob such as '**/*.test.ts', 'Makefile' or 'src/', or a regex with regex: true.");
+  if (args.regex) checkRegexBounds(pattern, 'the pattern regex');
   const re = args.regex ? pattern : pathGlobToRegex(pattern);
   return q.render(q.and(q.fileNamesOnly(), q.file(re), ...filterParts(args)));
 }
@@ -47,6 +49,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
   const query = buildFileQuery(args);
   const page = await paginate({
     tool: SEARCH_FILES,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
@@ -54,6 +57,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
       return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language, ...(f.branches.length ? { branches: f.branches } : {}) })) };
     },
     emptyHint: () => zeroFileHint(args, searcher.scope.note()),
+    narrowHint: 'Ask for less: a more specific pattern, a lower limit, or paths, languages or repos filters.',
   });
   return {
     zoekt_query: searcher.confine(query),

@@ -16,6 +16,24 @@ function escapeChar(c: string): string {
 }
 
 /**
+ * A class that would be an invalid RE2 class is refused here, naming the glob, rather than sent
+ * to Zoekt as a regex the caller never wrote: `[z-a]` (a range running backwards). (`[]` and `[!]`
+ * have no end: their `]` is a member.)
+ */
+function checkClass(body: string, glob: string, what: string): void {
+  const chars = [...body];
+  for (let i = 1; i + 1 < chars.length; i++) {
+    if (chars[i] !== '-') continue;
+    const from = chars[i - 1]!;
+    const to = chars[i + 1]!;
+    if (from.codePointAt(0)! > to.codePointAt(0)!) {
+      throw invalidArgument(`${what} '${glob}' has the range '${from}-${to}', which runs backwards`, `Write the range low to high ('${to}-${from}'), or put '-' first or last in the class to match a literal '-'.`);
+    }
+    i++;
+  }
+}
+
+/**
  * Translates glob syntax to a regex body. `segmentStar` is what `*` becomes: `[^/]*` for paths
  * and repo names, `.*` where there are no separators.
  */
@@ -44,14 +62,16 @@ function translate(glob: string, what: string, segmentStar: string, segmentOne: 
     } else if (c === '?') {
       out += segmentOne;
     } else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) throw invalidArgument(`${what} '${glob}' has a '[' that is never closed`, `Close the class ('[abc]') or escape the bracket as '\\['.`);
-      let body = glob.slice(i + 1, close);
-      let negate = false;
-      if (body.startsWith('!') || body.startsWith('^')) {
-        negate = true;
-        body = body.slice(1);
+      // As in gitignore, a ']' right after '[' or '[!' is a member of the class, not its end.
+      const negate = glob[i + 1] === '!' || glob[i + 1] === '^';
+      const first = i + (negate ? 2 : 1);
+      const close = glob.indexOf(']', first + 1);
+      if (close < 0) {
+        const member = glob[first] === ']' ? ` (a ']' right after '${negate ? `[${glob[i + 1]}` : '['}' is a character of the class, not its end)` : '';
+        throw invalidArgument(`${what} '${glob}' has a '[' that is never closed${member}`, `Close the class ('[abc]', '[!abc]') or escape the bracket as '\\['.`);
       }
+      const body = glob.slice(first, close);
+      checkClass(body, glob, what);
       // Inside a class only \ ] [ ^ need escaping for RE2; '-' keeps its range meaning.
       const cls = body.replace(/[\\\]\[^]/g, '\\$&');
       out += `[${negate ? '^' : ''}${cls}]`;

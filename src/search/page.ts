@@ -3,8 +3,9 @@
  * say whether the answer is whole, mint the next cursor, and explain an empty page.
  */
 import { z } from 'zod';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import type { CursorSigner } from './cursor.js';
 import type { Partial } from './completeness.js';
+import { AnswerTooLarge } from '../zoekt/client.js';
 
 /** The fields every paged output ends with. */
 export const pagingFields = {
@@ -31,12 +32,16 @@ export interface Fetched<T> {
 
 export interface PageSpec<T, F extends Fetched<T>> {
   tool: string;
+  /** Signs the next cursor and reads the given one, bound to the server's secret and repo scope. */
+  cursors: CursorSigner;
   /** The call's arguments, cursor included: a cursor binds all the others. */
   args: Record<string, unknown>;
   limit: number;
   fetch: (offset: number) => Promise<F>;
   /** Why the first page is empty and what to call instead. */
   emptyHint: (fetched: F) => string | Promise<string>;
+  /** How to ask this tool for less, naming its own arguments: the hint of a call too broad to answer. */
+  narrowHint: string;
 }
 
 export type Paged<F> = F & {
@@ -47,10 +52,12 @@ export type Paged<F> = F & {
 
 export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): Promise<Paged<F>> {
   const cursor = spec.args.cursor;
-  const offset = typeof cursor === 'string' ? decodeCursor(spec.tool, spec.args, cursor).offset : 0;
-  const fetched = await spec.fetch(offset);
+  const offset = typeof cursor === 'string' ? spec.cursors.decode(spec.tool, spec.args, cursor).offset : 0;
+  const fetched = await spec.fetch(offset).catch((err: unknown) => {
+    throw err instanceof AnswerTooLarge ? err.narrowed(spec.narrowHint) : err;
+  });
   const out: Paged<F> = { ...fetched, offset };
-  if (fetched.more) out.next_cursor = encodeCursor(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
+  if (fetched.more) out.next_cursor = spec.cursors.encode(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
   if (fetched.items.length === 0 && !fetched.more) {
     if (offset > 0) {
       out.hint = 'This page is past the last result; the results ended on an earlier page.';

@@ -153,6 +153,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   };
   const page = await paginate({
     tool: FIND_REFERENCES,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (position) => {
@@ -225,6 +226,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
       };
     },
     emptyHint: () => '',
+    narrowHint: 'Ask for less: fewer context_lines, a lower limit, or languages, paths or repos filters.',
   });
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
   const out: ReferenceOutput = {

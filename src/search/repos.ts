@@ -68,6 +68,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
   let totals: ListReposOutput['totals'] | undefined;
   const page = await paginate({
     tool: LIST_REPOS,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
@@ -94,6 +95,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
         : searcher.scope.restricted
           ? `No indexed repository matches this server's --allow-repos (${searcher.scope.describe()}).`
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
+    narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
   return { repos: page.items, totals: totals!, ...pagingOutput(page) };
 }

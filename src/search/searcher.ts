@@ -8,6 +8,7 @@ import { ToolError } from '../errors.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
 import type { FileHit, RepoListResult } from '../zoekt/wire.js';
+import { CursorSigner, processCursorSecret } from './cursor.js';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
@@ -53,12 +54,18 @@ export interface WindowRequest {
 const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
 
 export class Searcher {
+  /** Cursors signed with the deployment's secret and bound to this scope. */
+  readonly cursors: CursorSigner;
+
   constructor(
     readonly zoekt: ZoektFleet,
     private readonly cache: WindowCache = new WindowCache(),
     readonly scope: RepoScope = RepoScope.ALL,
     readonly walkLimits: WalkLimits = WALK_LIMITS,
-  ) {}
+    cursorSecret?: string | Buffer,
+  ) {
+    this.cursors = new CursorSigner(cursorSecret ?? processCursorSecret(), scope.globs);
+  }
 
   /**
    * The query as it is sent: confined to the allowed repositories. Tools report this text; they
@@ -66,6 +73,18 @@ export class Searcher {
    */
   confine(query: string): string {
     return this.scope.confine(query);
+  }
+
+  /**
+   * The scope as Zoekt's own restriction (RepoIDs), a wall that holds whatever the query text
+   * says: Zoekt ANDs it with the parsed query. Absent without a scope, and when the index's
+   * repository IDs cannot tell the allowed repositories apart (then the query constraint and the
+   * check of every answer remain).
+   */
+  private async scopeIds(signal?: AbortSignal): Promise<{ repoIds?: number[] }> {
+    if (!this.scope.restricted) return {};
+    const repoIds = await this.zoekt.repoIdsOf((repo) => this.scope.allows(repo), signal);
+    return repoIds ? { repoIds } : {};
   }
 
   async window(req: WindowRequest & { repos?: string[] }): Promise<Window> {
@@ -78,6 +97,7 @@ export class Searcher {
       contextLines: req.contextLines ?? 0,
       signal: req.signal,
       ...(req.repos ? { repos: req.repos } : {}),
+      ...(await this.scopeIds(req.signal)),
     });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
@@ -108,7 +128,7 @@ export class Searcher {
 
   /** Files of one repository with their whole content (never cached: get_file reads the index as it is now). */
   async wholeFiles(query: string, maxDocs: number, repo: string, signal?: AbortSignal): Promise<FileHit[]> {
-    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo] });
+    const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo], ...(await this.scopeIds(signal)) });
     const files = result.files.filter((f) => this.scope.allows(f.repo));
     const stopped = result.stats.stopped;
     // Not found, or held by a backend that did not answer: only the second is worth a retry.

@@ -8,6 +8,7 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
+import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { NARROW_HINT, zoektPartial } from './completeness.js';
@@ -90,12 +91,27 @@ function stripAnchors(re: string): string {
 export function parseName(name: string, asRegex: boolean): NamePattern {
   const text = name.trim();
   if (text === '') throw invalidArgument('name is empty', "Give a symbol name ('UserService'), a glob ('get*'), or a qualified name ('Server.start').");
-  if (asRegex) return { symRegex: text, member: text, literalPrefix: '' };
+  if (asRegex) {
+    checkRegexBounds(text, 'the name regex');
+    return { symRegex: text, member: text, literalPrefix: '' };
+  }
+  if (/^(?:::|[.:])+$/.test(text)) {
+    throw invalidArgument(
+      `name '${text}' has only separators, no name`,
+      "Give a symbol name ('start'), a qualified name ('Server.start', 'UserService::find'), or a type and a separator to list its members ('Server.', 'UserService::'). To match names by pattern, set regex: true.",
+    );
+  }
   const match = /^(.*?)(?:::|\.)((?:(?!::|\.).)*)$/.exec(text);
   if (!match || match[1] === '') {
     return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text) };
   }
   const parent = match[1]!.split(SEPARATOR).filter(Boolean);
+  if (parent.length === 0) {
+    throw invalidArgument(
+      `the type part of '${text}' is only separators`,
+      `Put the type's name before the separator ('Server.${match[2] || 'start'}'), or drop the separators to search the bare name ('${match[2] || 'start'}').`,
+    );
+  }
   const listing = match[2] === '';
   const member = listing ? '*' : match[2]!;
   if (parent.some(isGlob)) {
@@ -266,6 +282,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   let ranked: Ranked[] = [];
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
+    cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
@@ -295,6 +312,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       };
     },
     emptyHint: (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note()),
+    narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   return {
     zoekt_query: searcher.confine(query),

@@ -34,6 +34,8 @@ export interface ServerDeps {
   timeoutMs?: number;
   /** Calls run at once and calls waiting, for the whole process (--max-in-flight, --max-queue). */
   admission?: AdmissionLimits;
+  /** The key cursors are signed with (--cursor-secret); a random one per process when absent. */
+  cursorSecret?: string;
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
@@ -58,7 +60,7 @@ export function dispatcherFor(deps: ServerDeps): Dispatcher {
     d = new Dispatcher({
       catalog: catalogOf(deps.tools ?? TOOLS),
       zoekt,
-      searcher: new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits),
+      searcher: new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits, deps.cursorSecret),
       log: deps.log,
       admission: new Admission(deps.admission ?? DEFAULT_ADMISSION),
       timeoutMs: deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import { deadlineWithin } from '../deadline.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
+import { checkSentQuery } from './query-bounds.js';
 import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
 import {
   decodeList,
@@ -51,6 +52,11 @@ export interface SearchRequest {
   contextLines?: number;
   /** Return the whole content of each file (get_file). */
   whole?: boolean;
+  /**
+   * Only these repositories (Zoekt's IDs), ANDed by Zoekt with the query (RepoIDs of /api/search):
+   * a restriction that holds whatever the query text says.
+   */
+  repoIds?: readonly number[];
   signal?: AbortSignal;
 }
 
@@ -65,13 +71,28 @@ const MIN_WALL_TIME_MS = 100;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
+ * What one search may bring back, instead of the 64 MiB transport cap: a decoded answer holds
+ * about five times its JSON in memory, so 64 MiB answers made one broad call cost hundreds of
+ * MiB. 16 MiB holds the largest window a page walk asks for with every match of its files (the
+ * best 201 files for `err` over Go's source tree, context included, are 8 MB); past it the search
+ * is asked again with a smaller match budget (an honest partial answer) before it is refused.
+ * get_file's whole files keep the transport cap (Zoekt indexes files of at most 2 MiB).
+ */
+const SEARCH_ANSWER_BYTES = 16 * 1024 * 1024;
+
+export function answerCap(req: Pick<SearchRequest, 'whole'>): number {
+  return req.whole ? MAX_BODY_BYTES : SEARCH_ANSWER_BYTES;
+}
+
+/**
  * The match budget of every search. Zoekt evaluates every candidate file until a shard has found
  * this many matches (then FilesSkipped says what it left out), so answers are complete and
  * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
  */
 export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
-/** An answer over the size cap is asked again with the budget divided by this. */
+/** An answer over the size cap is asked again with the budget divided by this, up to OVERSIZE_RETRIES times. */
 const OVERSIZE_BUDGET_DIVISOR = 20;
+const OVERSIZE_RETRIES = 2;
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -113,33 +134,36 @@ export class ZoektClient {
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = deadlineWithin(Date.now() + this.timeoutMs);
-    try {
-      return await this.searchWithin(req, this.matchLimits, deadline);
-    } catch (err) {
-      // A regex that matches nearly every character fills the answer with matched lines long
-      // before the budget runs out. Ask once more with a budget that fits: the answer is then
-      // honestly partial (match_limit) rather than an error.
-      if (!(err instanceof ToolError) || errorCode(err.cause) !== 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || req.whole) throw err;
-      const smaller = { shard: Math.ceil(this.matchLimits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(this.matchLimits.total / OVERSIZE_BUDGET_DIVISOR) };
-      this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: smaller.shard });
-      return this.searchWithin(req, smaller, deadline).catch(() => {
-        throw err;
-      });
+    let limits = this.matchLimits;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.searchWithin(req, limits, deadline);
+      } catch (err) {
+        // A regex that matches nearly every character fills the answer with matched lines long
+        // before the budget runs out. Ask again with a budget that fits: the answer is then
+        // honestly partial (match_limit) rather than an error.
+        if (!(err instanceof AnswerTooLarge) || req.whole || retry >= OVERSIZE_RETRIES) throw err;
+        limits = { shard: Math.ceil(limits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(limits.total / OVERSIZE_BUDGET_DIVISOR) };
+        this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: limits.shard });
+      }
     }
   }
 
   private async searchWithin(req: SearchRequest, limits: MatchLimits, deadline: number): Promise<SearchResult> {
+    checkSentQuery(req.query);
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,
-      // Zoekt stops in time to answer (partial, time_limit) before the call's own deadline.
+      // What is left of the call's deadline: Zoekt stops in time to answer (partial, time_limit), and a
+      // search asked again (a smaller budget) gets the rest, not a fresh allowance.
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, deadline - Date.now() - WALL_TIME_MARGIN_MS) * 1e6,
       ShardMaxMatchCount: limits.shard,
       TotalMaxMatchCount: limits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
-    const reply = await this.postJson('api/search', { Q: req.query, Opts: opts }, SearchReply, deadline, req.signal);
+    const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
+    const reply = await this.postJson('api/search', body, SearchReply, deadline, req.signal, answerCap(req));
     const result = decodeSearch(reply, limits);
     result.truncated = result.files.length >= req.maxDocs;
     return result;
@@ -217,12 +241,13 @@ export class ZoektClient {
     schema: S,
     deadline: number,
     signal?: AbortSignal,
+    maxBytes = MAX_BODY_BYTES,
   ): Promise<z.infer<S>> {
     const started = Date.now();
     const attempt = async (): Promise<z.infer<S>> => {
       if (signal?.aborted) throw new AbortError(cancelled());
       if (Date.now() >= deadline) throw new AbortError(this.timeout(path));
-      const text = await this.send(path, payload, deadline, signal);
+      const text = await this.send(path, payload, deadline, signal, maxBytes);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -254,7 +279,7 @@ export class ZoektClient {
   }
 
   /** One HTTP exchange; returns the body of a 200 or throws a classified ToolError. */
-  private async send(path: string, payload: unknown, deadline: number, signal?: AbortSignal): Promise<string> {
+  private async send(path: string, payload: unknown, deadline: number, signal: AbortSignal | undefined, maxBytes: number): Promise<string> {
     const url = new URL(path, this.base);
     let status: number;
     let contentType: string;
@@ -272,8 +297,9 @@ export class ZoektClient {
       });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
-      body = await res.body.text();
+      body = await readCapped(res.body, maxBytes, path);
     } catch (err) {
+      if (err instanceof AnswerTooLarge) throw new AbortError(err);
       if (err instanceof ToolError) throw err;
       if (signal?.aborted) throw new AbortError(cancelled());
       const te = this.transportError(err, path);
@@ -320,14 +346,7 @@ export class ZoektClient {
       return this.timeout(path, err);
     }
     if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);
-    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-      return new ToolError(
-        'INVALID_ARGUMENT',
-        `zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`,
-        'Ask for less: a lower limit, fewer context_lines or max_matches_per_file, or a narrower query.',
-        { cause: err },
-      );
-    }
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new AnswerTooLarge(`zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`, err);
     const why = code ? `${code}` : err instanceof Error ? err.message : String(err);
     return new ToolError(
       'UNAVAILABLE',
@@ -353,6 +372,36 @@ export class ZoektClient {
       `Start zoekt-webserver with the -rpc flag (it serves /api/search and /api/list only then), and check that ZOEKT_URL points at zoekt-webserver, not at another service.`,
     );
   }
+}
+
+/**
+ * The call asked for more than one answer may hold. Only the tool knows which of its arguments
+ * narrow it, so the hint here is generic and the tool replaces it (see `narrowed`).
+ */
+export class AnswerTooLarge extends ToolError {
+  constructor(message: string, cause?: unknown) {
+    super('INVALID_ARGUMENT', message, 'Ask for less: a narrower query or a lower limit.', { cause, retryable: false });
+  }
+
+  /** The same failure with the tool's own advice. */
+  narrowed(hint: string): ToolError {
+    return new ToolError(this.code, this.message, hint, { cause: this.cause, retryable: false });
+  }
+}
+
+/** The body as text, refused as soon as it passes `cap` bytes (the rest is never read or kept). */
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, cap: number, path: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap) {
+      body.destroy();
+      throw new AnswerTooLarge(`zoekt's answer to /${path} is larger than the ${(cap / (1024 * 1024)).toFixed(0)} MiB this call may hold`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function cancelled(cause?: unknown): ToolError {

@@ -27,7 +27,8 @@ export class ZoektFleet {
   readonly members: readonly ZoektClient[];
   /** Every backend's URL, comma-separated, as configured. */
   readonly url: string;
-  private readonly known = new Map<ZoektClient, { repos: Set<string>; at: number }>();
+  /** Per backend: its repositories, name to Zoekt ID, and when they were listed. */
+  private readonly known = new Map<ZoektClient, { repos: Map<string, number>; at: number }>();
   private refreshing: Promise<unknown> | undefined;
 
   constructor(members: readonly ZoektClient[]) {
@@ -89,7 +90,7 @@ export class ZoektFleet {
       const member = this.members[i]!;
       if (s.status === 'fulfilled') {
         answered.push(this.several ? { ...s.value, repos: s.value.repos.map((r) => ({ ...r, backend: member.url })) } : s.value);
-        if (query === '') this.known.set(member, { repos: new Set(s.value.repos.map((r) => r.name)), at: Date.now() });
+        if (query === '') this.known.set(member, { repos: new Map(s.value.repos.map((r) => [r.name, r.id])), at: Date.now() });
       } else {
         missing.push({ member, error: asToolError(s.reason) });
       }
@@ -124,7 +125,24 @@ export class ZoektFleet {
   /** The repositories a backend was last seen to serve (empty when it has not answered a list yet). */
   reposOf(url: string): string[] {
     const member = this.members.find((m) => m.url === url);
-    return member ? [...(this.known.get(member)?.repos ?? [])].sort() : [];
+    return member ? [...(this.known.get(member)?.repos.keys() ?? [])].sort() : [];
+  }
+
+  /**
+   * The Zoekt IDs of the repositories `allows` accepts, for Zoekt to enforce with RepoIDs; undefined
+   * when IDs do not tell those repositories from the others (indexed without zoekt.repoid, so all
+   * 0, or shared). From the repository map, refreshed every REPO_MAP_TTL_MS: a repository indexed
+   * since is missing from answers until the next refresh, never let in.
+   */
+  async repoIdsOf(allows: (repo: string) => boolean, signal?: AbortSignal): Promise<number[] | undefined> {
+    this.refreshIfStale();
+    if (this.refreshing && this.members.some((m) => !this.known.has(m))) await this.refreshing;
+    if (signal?.aborted || this.members.some((m) => !this.known.has(m))) return undefined;
+    const allowed = new Set<number>();
+    const others = new Set<number>();
+    for (const { repos } of this.known.values()) for (const [name, id] of repos) (allows(name) ? allowed : others).add(id);
+    for (const id of allowed) if (others.has(id)) return undefined;
+    return [...allowed].sort((a, b) => a - b);
   }
 
   async close(): Promise<void> {
@@ -150,7 +168,7 @@ export class ZoektFleet {
   }
 
   private describe(member: ZoektClient, error: ToolError): MissingBackend {
-    return { url: member.url, repos: [...(this.known.get(member)?.repos ?? [])].sort(), reason: error.message };
+    return { url: member.url, repos: [...(this.known.get(member)?.repos.keys() ?? [])].sort(), reason: error.message };
   }
 
   private allFailed(missing: { member: ZoektClient; error: ToolError }[]): ToolError {

@@ -101,6 +101,10 @@ export function tokenize(input: string): QueryToken[] {
           pos++;
       }
     }
+    // The query is always sent with more after it (search_code's closing ' )'), so a token that
+    // ends the text with a '(' still open is followed by a space there: Zoekt reads its '(' as a
+    // grouping paren, and so do we.
+    if (pos >= n && parenCount > 0) foundSpace = true;
     if (foundSpace && text.startsWith('(')) {
       tokens.push({ kind: 'open', text: '(', start, end: start + 1 });
       pos = start + 1;

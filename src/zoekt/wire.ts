@@ -83,6 +83,8 @@ export const SearchReply = z.object({
 const RepositoryBranch = z.object({ Name: z.string(), Version: z.string() });
 
 const Repository = z.object({
+  /** Set by the indexer (git config zoekt.repoid); 0 when it was not given. */
+  ID: z.number().default(0),
   Name: z.string(),
   URL: z.string().default(''),
   Branches: z.array(RepositoryBranch).nullish(),
@@ -205,6 +207,8 @@ export interface SearchResult {
 }
 
 export interface RepoInfo {
+  /** Zoekt's repository ID (0: none was given at indexing); what a search's RepoIDs restriction names. */
+  id: number;
   name: string;
   url: string;
   branches: { name: string; version: string }[];
@@ -327,6 +331,7 @@ export function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
   const l = reply.List;
   const repos: RepoInfo[] = (l.Repos ?? []).map((e) => {
     const info: RepoInfo = {
+      id: e.Repository.ID,
       name: e.Repository.Name,
       url: e.Repository.URL,
       branches: (e.Repository.Branches ?? []).map((b) => ({ name: b.Name, version: b.Version })),

@@ -53,6 +53,7 @@ describe('zoekt-mcp command line', () => {
     [['--http', '--auth-token', 'short'], {}, /--auth-token is shorter than 16 characters/],
     [['--http'], { ZOEKT_MCP_ALLOWED_ORIGINS: 'example.com' }, /ZOEKT_MCP_ALLOWED_ORIGINS: "example.com" is not an origin/],
     [['--port', '3000'], {}, /--port only applies with --http/],
+    [[], { ZOEKT_MCP_CURSOR_SECRET: 'too-short' }, /ZOEKT_MCP_CURSOR_SECRET is shorter than 32 characters/],
   ])('exits 2 with a one-line reason on bad configuration %j %j', (args, env, reason) => {
     const r = run(args as string[], env as Record<string, string>);
     expect(r.status).toBe(2);

@@ -148,6 +148,11 @@ describe('find_references', () => {
     const text = failed(await call(mcp.client, 'find_references', { symbol: 'foo bar(' }));
     expect(text.code).toBe('INVALID_ARGUMENT');
     expect(text.hint).toMatch(/search_code/);
+    for (const symbol of ['..', '...', '.::', '::', '.']) {
+      const separators = failed(await call(mcp.client, 'find_references', { symbol }));
+      expect(separators.code).toBe('INVALID_ARGUMENT');
+      expect(separators.hint).toMatch(/Server\.start/);
+    }
     const kind = failed(await call(mcp.client, 'find_references', { symbol: 'foo', kind: 'funtion' }));
     expect(kind.code).toBe('INVALID_ARGUMENT');
     expect(kind.hint).toContain("'function'");

@@ -17,6 +17,8 @@ type Out = Record<string, unknown> & { next_cursor?: string; partial?: { reason:
 let work: string;
 const servers: RunningZoekt[] = [];
 /** The shards (one file per repository) of each share, by split. */
+/** One deployment: its cursors are the same whichever process makes them. */
+const SECRET = 'fleet-test-cursor-secret-0123456789abcdef';
 const shares: Record<2 | 3, string[]> = { 2: [], 3: [] };
 const urls: Record<2 | 3, string[]> = { 2: [], 3: [] };
 let union: Connected;
@@ -42,9 +44,9 @@ beforeAll(async () => {
       shares[n].push(dir);
       urls[n].push((await serveShare(dir, mine.length)).url);
     }
-    fleets[n] = await connectStdio({ ZOEKT_URL: urls[n].join(',') });
+    fleets[n] = await connectStdio({ ZOEKT_URL: urls[n].join(','), ZOEKT_MCP_CURSOR_SECRET: SECRET });
   }
-  union = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+  union = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_CURSOR_SECRET: SECRET });
 }, 60_000);
 
 afterAll(async () => {
@@ -117,7 +119,7 @@ describe('a backend that stops mid-walk', () => {
     const [first, second] = urls[2];
     const downIndex = servers.findIndex((s) => s.url === second);
     // No window cache: every page asks the backends, as a page of another replica would.
-    const fleet = await connectStdio({ ZOEKT_URL: `${first},${second}`, ZOEKT_MCP_CACHE_MB: '0' });
+    const fleet = await connectStdio({ ZOEKT_URL: `${first},${second}`, ZOEKT_MCP_CACHE_MB: '0', ZOEKT_MCP_CURSOR_SECRET: SECRET });
     try {
       const args = { query: 'func', limit: 2 };
       const expected = await pages(union.client, 'search_code', args);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import { grepCorpus } from '../support/fixtures.js';
 import { connectStreamable, startAdapter, type Adapter } from '../support/http.js';
-import { call, ok, type Connected } from '../support/mcp.js';
+import { call, failed, ok, type Connected } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
 
 interface Routed {
@@ -45,13 +45,17 @@ async function roundRobin(backends: string[]): Promise<{ url: string; routed: Ro
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`, routed, server };
 }
 
+/** What every replica of one deployment is given (--cursor-secret / ZOEKT_MCP_CURSOR_SECRET). */
+const SHARED_SECRET = 'replicas-share-this-secret-0123456789';
+
 describe('two replicas behind a round-robin proxy', () => {
   let replicas: Adapter[] = [];
   let proxy: Awaited<ReturnType<typeof roundRobin>>;
   let mcp: Connected;
 
   beforeAll(async () => {
-    replicas = await Promise.all([startAdapter({ zoektUrl: inject('zoektUrl') }), startAdapter({ zoektUrl: inject('zoektUrl') })]);
+    const env = { ZOEKT_MCP_CURSOR_SECRET: SHARED_SECRET };
+    replicas = await Promise.all([startAdapter({ zoektUrl: inject('zoektUrl'), env }), startAdapter({ zoektUrl: inject('zoektUrl'), env })]);
     proxy = await roundRobin(replicas.map((r) => r.url));
     mcp = await connectStreamable(proxy.url);
   });
@@ -89,5 +93,33 @@ describe('two replicas behind a round-robin proxy', () => {
     // One replica initialized the client; both ran its tool calls.
     expect(proxy.routed[0]).toMatchObject({ method: 'initialize' });
     for (const replica of replicas) expect(replica.logs().filter((l) => l.msg === 'tool call').length).toBeGreaterThan(0);
+  });
+});
+
+describe('replicas with different cursor secrets', () => {
+  let replicas: Adapter[] = [];
+  const clients: Connected[] = [];
+
+  beforeAll(async () => {
+    replicas = await Promise.all(
+      [`${SHARED_SECRET}-a`, `${SHARED_SECRET}-b`].map((secret) => startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_CURSOR_SECRET: secret } })),
+    );
+    for (const r of replicas) clients.push(await connectStreamable(r.url));
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all(replicas.map((r) => r.stop()));
+  });
+
+  it("refuse each other's cursors, saying that replicas need one secret", async () => {
+    const args = { query: 'paginate_marker', repos: [`${REPO_PREFIX}manyhits`], limit: 10 };
+    const cursor = ok<CodeSearchOutput>(await call(clients[0]!.client, 'search_code', args)).next_cursor;
+    expect(cursor).toBeDefined();
+    const err = failed(await call(clients[1]!.client, 'search_code', { ...args, cursor }));
+    expect(err.code).toBe('INVALID_CURSOR');
+    expect(err.message).toMatch(/another cursor secret/);
+    expect(err.hint).toMatch(/same --cursor-secret \(ZOEKT_MCP_CURSOR_SECRET\)/);
+    // The replica that made it still reads it.
+    ok(await call(clients[0]!.client, 'search_code', { ...args, cursor }));
   });
 });

@@ -5,6 +5,7 @@
  * Client over an in-memory transport); restarts use the built CLI over stdio.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WindowCache } from '../../src/search/window-cache.js';
 import { call, connectInProcess, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
@@ -86,17 +87,42 @@ describe('cursors', () => {
     }
   });
 
-  it.each(WALKS)('$tool: a cursor still works after the server process restarts', async ({ tool, args, limit, big, list }) => {
-    const a = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+  it.each(WALKS)('$tool: a cursor edited and re-checksummed without the key is refused', async ({ tool, args, limit }) => {
+    const cursor = await first(tool, { ...args, limit });
+    const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    body[3] = (body[3] as number) + limit;
+    body[6] = createHash('sha256').update(JSON.stringify(body.slice(0, 6))).digest().subarray(0, 16).toString('base64url');
+    const err = failed(await call(stdio.client, tool, { ...args, limit, cursor: Buffer.from(JSON.stringify(body)).toString('base64url') }));
+    expect(err.code).toBe('INVALID_CURSOR');
+    expect(err.message).toMatch(/signature does not match/);
+  });
+
+  it.each(WALKS)('$tool: a cursor still works after the server process restarts with the same secret', async ({ tool, args, limit, big, list }) => {
+    const env = { ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_CURSOR_SECRET: 'restart-keeps-this-secret-0123456789' };
+    const a = await connectStdio(env);
     const cursor = ok<Out>(await call(a.client, tool, { ...args, limit })).next_cursor!;
     await a.close();
-    const b = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+    const b = await connectStdio(env);
     try {
       const page2 = ok<Out>(await call(b.client, tool, { ...args, limit, cursor }));
       const all = ok<Out>(await call(b.client, tool, { ...args, limit: big }))[list] as unknown[];
       expect(page2[list]).toEqual(all.slice(limit, 2 * limit));
     } finally {
       await b.close();
+    }
+  });
+});
+
+describe('cursors without a configured secret', () => {
+  it('are signed with a secret of the process: another process refuses them and says how to share one', async () => {
+    const cursor = ok<Out>(await call(stdio.client, 'search_code', { query: 'paginate_marker', limit: 10 })).next_cursor!;
+    const other = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+    try {
+      const err = failed(await call(other.client, 'search_code', { query: 'paginate_marker', limit: 10, cursor }));
+      expect(err.code).toBe('INVALID_CURSOR');
+      expect(err.hint).toMatch(/--cursor-secret/);
+    } finally {
+      await other.close();
     }
   });
 });

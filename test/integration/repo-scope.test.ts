@@ -151,7 +151,8 @@ const outside = (repos: string[]) => [...new Set(repos.filter((r) => !ALLOWED.ha
 let confined: Connected;
 let open: Connected;
 beforeAll(async () => {
-  const env = { ZOEKT_URL: inject('zoektUrl') };
+  // One cursor secret: a cursor one of them makes is refused by the other for its scope alone.
+  const env = { ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_CURSOR_SECRET: 'scope-test-secret-0123456789abcdef' };
   [confined, open] = await Promise.all([connectStdio(env, ['--allow-repos', ALLOW]), connectStdio(env)]);
 });
 afterAll(async () => {
@@ -182,6 +183,29 @@ describe('--allow-repos against crafted query text and arguments', () => {
     // The query alone keeps Zoekt inside the scope; the adapter's own filter is a second lock.
     expect(got.queries.length).toBeGreaterThan(0);
     for (const query of got.queries) expect(outside(await zoektRepos(query)), query).toEqual([]);
+  });
+});
+
+describe('cursors and the repo scope', () => {
+  it('refuses a cursor made outside the scope, and one made inside it outside', async () => {
+    for (const [tool, args] of [
+      ['search_code', { query: 'Server', limit: 1 }],
+      ['search_symbols', { name: 'get*', limit: 1 }],
+      ['search_files', { pattern: '*.py', limit: 1 }],
+      ['list_repos', { limit: 1 }],
+    ] as const) {
+      const outsideCursor = ok(await call(open.client, tool, args)).next_cursor as string;
+      expect(outsideCursor, tool).toBeDefined();
+      const err = failed(await call(confined.client, tool, { ...args, cursor: outsideCursor }));
+      expect(err.code, tool).toBe('INVALID_CURSOR');
+      expect(err.message).toMatch(/confined to other repositories/);
+      expect(err.hint).toMatch(/without cursor/);
+      const insideCursor = ok(await call(confined.client, tool, args)).next_cursor as string;
+      expect(insideCursor, tool).toBeDefined();
+      expect(failed(await call(open.client, tool, { ...args, cursor: insideCursor })).code, tool).toBe('INVALID_CURSOR');
+      // Within its own scope the same cursor pages on.
+      ok(await call(confined.client, tool, { ...args, cursor: insideCursor }));
+    }
   });
 });
 

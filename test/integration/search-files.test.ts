@@ -96,6 +96,13 @@ describe('search_files', () => {
   it('refuses bad globs and bad regexes with a hint', async () => {
     const glob = failed(await call(mcp.client, 'search_files', { pattern: 'src/[abc' }));
     expect(glob.code).toBe('INVALID_ARGUMENT');
+    // Each would reach Zoekt as an invalid regex ('[^]', '[z-a]') that the caller never wrote.
+    for (const pattern of ['[!]', '[]', '*.[z-a]']) {
+      const cls = failed(await call(mcp.client, 'search_files', { pattern }));
+      expect(cls.code).toBe('INVALID_ARGUMENT');
+      expect(cls.message).toContain(`'${pattern}'`);
+      expect(cls.hint).not.toMatch(/literal: true/);
+    }
     const re = failed(await call(mcp.client, 'search_files', { pattern: '(unclosed', regex: true }));
     expect(re.code).toBe('QUERY_ERROR');
     expect(re.hint.length).toBeGreaterThan(0);

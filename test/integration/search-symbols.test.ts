@@ -149,6 +149,23 @@ describe('definitions in eight languages, by exact name and by kind', () => {
   });
 });
 
+describe('names that are not names', () => {
+  it.each(['..', '...', '.::', '::', '.', '..start'])('%s is INVALID_ARGUMENT with a hint, not a crash', async (name) => {
+    const err = failed(await call(mcp.client, 'search_symbols', { name }));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.hint).toContain("'Server.");
+    expect(`${err.message} ${err.hint}`).not.toMatch(/TypeError|undefined|Cannot read/);
+  });
+
+  it('refuses a glob class that would be an invalid regex, naming the glob', async () => {
+    for (const args of [{ name: 'x', paths: ['[!]'] }, { name: 'get[z-a]*' }, { name: 'x', exclude_paths: ['src/[]'] }]) {
+      const err = failed(await call(mcp.client, 'search_symbols', args));
+      expect(err.code).toBe('INVALID_ARGUMENT');
+      expect(err.message).toMatch(/'(\[!\]|get\[z-a\]\*|src\/\[\])'/);
+    }
+  });
+});
+
 describe('name globs', () => {
   // Lists from FACTS.md "Symbol-name globs", vendored entries aside.
   it.each([

@@ -50,6 +50,9 @@ export function git(cwd: string, ...args: string[]): string {
   });
 }
 
+/** The fixture repositories' Zoekt IDs are this plus their place in fixtureRepos(). */
+export const FIXTURE_REPO_ID_BASE = 101;
+
 /** Text that exists only on the `dev` branch of webapp, to test the branch filter. */
 export const DEV_BRANCH_FILE = 'src/dev_only.ts';
 export const DEV_BRANCH_MARKER = 'dev_branch_only_marker';
@@ -70,6 +73,8 @@ export function buildFixtureIndex(workDir: string): { indexDir: string; repos: s
     cpSync(join(FIXTURES, name), dir, { recursive: true });
     git(dir, 'init', '-q', '-b', 'main');
     git(dir, 'config', 'zoekt.name', `${REPO_PREFIX}${name}`);
+    // Distinct repository IDs, as an indexer that sets them gives: Zoekt's RepoIDs restriction names repos by them.
+    git(dir, 'config', 'zoekt.repoid', String(FIXTURE_REPO_ID_BASE + names.indexOf(name)));
     git(dir, 'config', 'zoekt.web-url', `https://${REPO_PREFIX}${name}`);
     git(dir, 'config', 'zoekt.web-url-type', 'github');
     git(dir, 'add', '-A');

@@ -22,6 +22,9 @@ describe('loadConfig', () => {
     [['--cache-ttl-ms', '10'], {}, /--cache-ttl-ms must be between 1000/],
     [['--allow-repos', ' , '], {}, /--allow-repos names no repository glob/],
     [[], { ZOEKT_MCP_ALLOW_REPOS: 'github.com/acme/[web' }, /ZOEKT_MCP_ALLOW_REPOS: repo glob .* never closed/],
+    [['--cursor-secret', 'short'], {}, /--cursor-secret is shorter than 32 characters.*openssl rand -hex 32/],
+    [[], { ZOEKT_MCP_CURSOR_SECRET: 'x'.repeat(31) }, /ZOEKT_MCP_CURSOR_SECRET is shorter than 32 characters/],
+    [[], { ZOEKT_MCP_CURSOR_SECRET: `${'x'.repeat(32)} y` }, /ZOEKT_MCP_CURSOR_SECRET must be printable ASCII without spaces/],
     [['--no-such-flag'], {}, /Unknown option '--no-such-flag'.*--help/],
     [['stray'], {}, /Unexpected argument 'stray'|positional/i],
   ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
@@ -31,6 +34,12 @@ describe('loadConfig', () => {
       expect(out.reason).toMatch(reason);
       expect(out.reason).not.toContain('\n');
     }
+  });
+
+  it('reads the cursor secret, flag over variable, and has none by default', () => {
+    const secret = 'f'.repeat(64);
+    expect(loadConfig(['--cursor-secret', secret], { ZOEKT_MCP_CURSOR_SECRET: 'e'.repeat(64) })).toEqual({ kind: 'run', config: { ...DEFAULTS, cursorSecret: secret } });
+    expect(DEFAULTS.cursorSecret).toBeUndefined();
   });
 
   it('reads the cache and repo scope options', () => {
@@ -187,6 +196,7 @@ describe('OPTIONS: the options as data (--help and the README are made from them
 const validSample: Record<string, string> = {
   'allow-repos': 'github.com/acme/*',
   'auth-token': 'b'.repeat(16),
+  'cursor-secret': 'c'.repeat(32),
   'allowed-origins': 'https://app.example.com',
   'allowed-hosts': 'mcp.example.com',
 };

@@ -1,40 +1,72 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { decodeCursor, encodeCursor } from '../../src/search/cursor.js';
+import { CursorSigner } from '../../src/search/cursor.js';
 
 const args = { query: 'foo', limit: 10, paths: ['src/'] };
+const SECRET = 's'.repeat(32);
 
-function codeOf(fn: () => unknown): string {
+function refusal(fn: () => unknown): ToolError {
   try {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(ToolError);
-    return (err as ToolError).code;
+    expect((err as ToolError).code).toBe('INVALID_CURSOR');
+    return err as ToolError;
   }
   throw new Error('expected a ToolError');
 }
 
+const decoded = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+const encoded = (body: unknown[]) => Buffer.from(JSON.stringify(body)).toString('base64url');
+
 describe('cursor', () => {
-  const cursor = encodeCursor('search_code', args, { offset: 20, pageSize: 10 });
+  const signer = new CursorSigner(SECRET);
+  const cursor = signer.encode('search_code', args, { offset: 20, pageSize: 10 });
 
   it('is base64url and round-trips with the same arguments in any key order', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor('search_code', { paths: ['src/'], limit: 10, query: 'foo', cursor }, cursor)).toEqual({ offset: 20, pageSize: 10 });
+    expect(signer.decode('search_code', { paths: ['src/'], limit: 10, query: 'foo', cursor }, cursor)).toEqual({ offset: 20, pageSize: 10 });
   });
 
   it('refuses garbage, truncation, a flipped character, another tool and other arguments', () => {
-    expect(codeOf(() => decodeCursor('search_code', args, 'not a cursor!'))).toBe('INVALID_CURSOR');
-    expect(codeOf(() => decodeCursor('search_code', args, cursor.slice(0, -3)))).toBe('INVALID_CURSOR');
+    refusal(() => signer.decode('search_code', args, 'not a cursor!'));
+    refusal(() => signer.decode('search_code', args, cursor.slice(0, -3)));
     const i = Math.floor(cursor.length / 2);
     const flipped = cursor.slice(0, i) + (cursor[i] === 'A' ? 'B' : 'A') + cursor.slice(i + 1);
-    expect(codeOf(() => decodeCursor('search_code', args, flipped))).toBe('INVALID_CURSOR');
-    expect(codeOf(() => decodeCursor('search_files', args, cursor))).toBe('INVALID_CURSOR');
-    expect(codeOf(() => decodeCursor('search_code', { ...args, query: 'bar' }, cursor))).toBe('INVALID_CURSOR');
-    expect(codeOf(() => decodeCursor('search_code', { ...args, limit: 20 }, cursor))).toBe('INVALID_CURSOR');
+    refusal(() => signer.decode('search_code', args, flipped));
+    expect(refusal(() => signer.decode('search_files', args, cursor)).message).toMatch(/belongs to search_code/);
+    expect(refusal(() => signer.decode('search_code', { ...args, query: 'bar' }, cursor)).message).toMatch(/other arguments/);
+    refusal(() => signer.decode('search_code', { ...args, limit: 20 }, cursor));
   });
 
-  it('refuses a well-formed cursor whose position was edited', () => {
-    const forged = Buffer.from(JSON.stringify([1, 'search_code', 'x', 5, 10, 'abcdefgh'])).toString('base64url');
-    expect(codeOf(() => decodeCursor('search_code', args, forged))).toBe('INVALID_CURSOR');
+  it('refuses a cursor whose body was edited and its checksum recomputed without the key', () => {
+    const body = decoded(cursor);
+    body[3] = 500;
+    // What an unkeyed checksum would allow: a digest of the edited body, in place of the signature.
+    body[6] = createHash('sha256').update(JSON.stringify(body.slice(0, 6))).digest().subarray(0, 16).toString('base64url');
+    const err = refusal(() => signer.decode('search_code', args, encoded(body)));
+    expect(err.message).toMatch(/signature does not match/);
+    expect(err.hint).toMatch(/--cursor-secret/);
+    // The old format's own checksum, for the record: refused as an old version.
+    expect(refusal(() => signer.decode('search_code', args, encoded([1, 'search_code', 'x', 5, 10, 'abcdefgh']))).message).toMatch(/format version 1/);
+  });
+
+  it('is refused by a server with another secret and accepted by one with the same', () => {
+    const other = new CursorSigner('t'.repeat(32));
+    expect(refusal(() => other.decode('search_code', args, cursor)).message).toMatch(/another cursor secret/);
+    expect(new CursorSigner(Buffer.from(SECRET)).decode('search_code', args, cursor)).toEqual({ offset: 20, pageSize: 10 });
+  });
+
+  it('binds the repo scope: a cursor from outside a scope is refused inside it, and the other way round', () => {
+    const scoped = new CursorSigner(SECRET, ['github.com/acme/webapp', 'github.com/acme/py*']);
+    const err = refusal(() => scoped.decode('search_code', args, cursor));
+    expect(err.message).toMatch(/confined to other repositories/);
+    expect(err.hint).toMatch(/without cursor/);
+    const inside = scoped.encode('search_code', args, { offset: 10, pageSize: 10 });
+    refusal(() => signer.decode('search_code', args, inside));
+    refusal(() => new CursorSigner(SECRET, ['github.com/acme/webapp']).decode('search_code', args, inside));
+    // The same globs in another order are the same scope.
+    expect(new CursorSigner(SECRET, ['github.com/acme/py*', 'github.com/acme/webapp']).decode('search_code', args, inside)).toEqual({ offset: 10, pageSize: 10 });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ToolError } from '../../src/errors.js';
 import { isGlob, nameGlobToRegex, pathGlobToRegex, repoGlobToRegex } from '../../src/search/globs.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);
@@ -77,5 +78,28 @@ describe('nameGlobToRegex', () => {
     expect(isGlob('a?')).toBe(true);
     expect(isGlob('plain_name')).toBe(false);
     expect(isGlob('\\*')).toBe(false);
+  });
+});
+
+describe('classes that would make an invalid regex', () => {
+  it.each(['[!]', '[]', '[^]', 'src/[!]/*.ts', '[z-a].go', '[a-\\\\].txt', 'x[!9-0]'])('%s is refused, naming the glob', (glob) => {
+    let error: unknown;
+    try {
+      pathGlobToRegex(glob);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).code).toBe('INVALID_ARGUMENT');
+    expect((error as ToolError).message).toContain(`'${glob}'`);
+    expect(() => nameGlobToRegex(glob)).toThrow(ToolError);
+  });
+
+  it('keeps a ] right after [ or [! as a member, as gitignore does', () => {
+    expect(matches(pathGlobToRegex('[]]'), ']')).toBe(true);
+    expect(matches(pathGlobToRegex('a[!]]'), 'ab')).toBe(true);
+    expect(matches(pathGlobToRegex('a[!]]'), 'a]')).toBe(false);
+    expect(matches(pathGlobToRegex('[-a]'), '-')).toBe(true);
+    expect(matches(pathGlobToRegex('[a-]'), '-')).toBe(true);
   });
 });

@@ -98,6 +98,24 @@ describe('parseName', () => {
   });
 });
 
+describe('names made only of separators', () => {
+  it.each(['..', '...', '.::', '::', '.', ':::', '..start', '::.find', ' :: '])('%s is INVALID_ARGUMENT with a hint', (name) => {
+    let error: unknown;
+    try {
+      parseName(name, false);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).code).toBe('INVALID_ARGUMENT');
+    expect((error as ToolError).hint).toMatch(/Server\./);
+  });
+
+  it('still reads them as a regex when asked', () => {
+    expect(parseName('..', true).symRegex).toBe('..');
+  });
+});
+
 describe('wordRegex', () => {
   it('bounds identifiers by word edges only where they are word characters', () => {
     expect(matches(wordRegex('foo'), 'a foo b')).toBe(true);
