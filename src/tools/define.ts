@@ -106,11 +106,6 @@ export function successResult(structured: Record<string, unknown>, text: string)
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
-/** Marks arguments that failed validation, so the handler can answer with a structured error. */
-export class InvalidArguments {
-  constructor(readonly error: ToolError) {}
-}
-
 /** Turns zod's issues into one INVALID_ARGUMENT naming each bad argument and what it takes. */
 export function validationError(toolName: string, schema: z.ZodObject, error: z.ZodError): ToolError {
   const known = Object.keys(schema.shape);

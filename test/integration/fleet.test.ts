@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { raw, startAdapter } from '../support/http.js';
+import { connectStreamable, raw, startAdapter } from '../support/http.js';
 import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
 import { startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
@@ -172,6 +172,79 @@ describe('a backend that stops mid-walk', () => {
       expect(after.status).toBe('degraded');
       expect(after.backends.find((b) => b.url === second)?.ready).toBe(false);
       servers[i] = await startWebserver({ indexDir: shares[3][1]!, port, expectRepos: 1 });
+    } finally {
+      await adapter.stop();
+    }
+  });
+});
+
+describe('scope, admission and metrics across backends', () => {
+  it('--allow-repos confines a fleet exactly as it confines one Zoekt, whatever the query text says', async () => {
+    // One allowed repository on each backend, so the scope spans both.
+    const placed = ok<{ repos: { name: string; backend: string }[] }>(await call(fleets[2]!.client, 'list_repos', { limit: 500 })).repos;
+    const allowed = urls[2].map((u) => placed.find((r) => r.backend === u)!.name);
+    const env = { ZOEKT_MCP_ALLOW_REPOS: allowed.join(','), ZOEKT_MCP_CURSOR_SECRET: SECRET };
+    const scopedFleet = await connectStdio({ ZOEKT_URL: urls[2].join(','), ...env });
+    const scopedOne = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), ...env });
+    try {
+      for (const [tool, args] of [
+        ['search_code', { query: 'func', limit: 3 }],
+        ['search_symbols', { name: 'get*', limit: 5 }],
+        ['search_files', { pattern: '*', limit: 10 }],
+        ['list_repos', {}],
+      ] as const) {
+        expect(await pages(scopedFleet.client, tool, args), `${tool} ${JSON.stringify(args)}`).toEqual(await pages(scopedOne.client, tool, args));
+      }
+      for (const query of ['func or repo:.', '(func) or (repo:. import)', 'repo:webapp or r:gosvc import', '-repo:gosvc func']) {
+        const out = ok<{ results: { repo: string }[] }>(await call(scopedFleet.client, 'search_code', { query, limit: 50 }));
+        expect(out.results.every((r) => allowed.includes(r.repo)), query).toBe(true);
+      }
+    } finally {
+      await scopedFleet.close();
+      await scopedOne.close();
+    }
+  });
+
+  it('admission is one limit for the process, however many backends a call fans out to', async () => {
+    const held = servers.findIndex((s) => s.url === urls[2][0]);
+    const fleet = await connectStdio({ ZOEKT_URL: urls[2].join(','), ZOEKT_MCP_TIMEOUT_MS: '2000', ZOEKT_MCP_MAX_IN_FLIGHT: '1', ZOEKT_MCP_MAX_QUEUE: '0' });
+    try {
+      // A frozen backend holds the first call (the fleet waits for it until the deadline).
+      servers[held]!.process.kill('SIGSTOP');
+      const first = call(fleet.client, 'search_code', { query: 'func' });
+      // Sent after it on the same ordered stream: the first is admitted by then.
+      const refused = await call(fleet.client, 'search_code', { query: 'class' });
+      expect((refused.structuredContent as { error: { code: string } }).error.code).toBe('OVERLOADED');
+      const answered = await first;
+      servers[held]!.process.kill('SIGCONT');
+      // The held call ends in its deadline: partial, naming the frozen backend, or TIMEOUT.
+      const text = textOf(answered);
+      expect(text.includes(urls[2][0]!) || text.startsWith('TIMEOUT')).toBe(true);
+      expect((await call(fleet.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+    } finally {
+      servers[held]!.process.kill('SIGCONT');
+      await fleet.close();
+    }
+  });
+
+  it('/metrics times the requests to each backend under its own label', async () => {
+    const adapter = await startAdapter({ zoektUrl: urls[3].join(',') });
+    try {
+      const mcp = await connectStreamable(adapter.url);
+      try {
+        expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      } finally {
+        await mcp.close();
+      }
+      const metrics = await raw(`${adapter.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      for (const url of urls[3]) {
+        const line = metrics.text.split('\n').find((l) => l.startsWith('zoekt_mcp_zoekt_request_duration_seconds_count') && l.includes(`backend="${url}"`) && l.includes('api/search'));
+        expect(line, url).toBeDefined();
+        expect(Number(line!.split(' ').pop())).toBeGreaterThan(0);
+      }
+      const tool = metrics.text.split('\n').find((l) => l.startsWith('zoekt_mcp_tool_call_duration_seconds_count') && l.includes('tool="search_code"'));
+      expect(Number(tool?.split(' ').pop())).toBe(1);
     } finally {
       await adapter.stop();
     }

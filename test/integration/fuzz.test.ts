@@ -123,7 +123,7 @@ describe('fuzzed tools/call', () => {
       console.log('stdio outcomes', counts);
       expect(problems).toEqual([]);
       // The generator reaches both successes and refusals.
-      expect(counts.ok ?? 0).toBeGreaterThan(500);
+      expect(counts.ok ?? 0).toBeGreaterThan(300);
       expect(counts.INVALID_ARGUMENT ?? 0).toBeGreaterThan(50);
     } finally {
       await mcp.close();
@@ -143,7 +143,7 @@ describe('fuzzed tools/call', () => {
         const { problems, counts } = await fuzzCalls(mcp, 800, SEED + 1);
         console.log('http outcomes', counts);
         expect(problems).toEqual([]);
-        expect(counts.ok ?? 0).toBeGreaterThan(300);
+        expect(counts.ok ?? 0).toBeGreaterThan(200);
       } finally {
         await mcp.close();
       }

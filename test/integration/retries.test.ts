@@ -103,9 +103,13 @@ describe('what the client sends', () => {
   it('bounds every search: MaxWallTime a little under the deadline, MaxDocDisplayCount, ChunkMatches, and the match budget', async () => {
     const { client, proxy } = await clientBehind([]);
     await client.search({ query: 'paginate_marker', maxDocs: 7, contextLines: 2 });
+    const sent = JSON.parse(proxy.bodies[0]!) as { Opts: { MaxWallTime: number } };
+    // What is left of the 5 s deadline when the request goes out, less a 250 ms margin.
+    expect(sent.Opts.MaxWallTime).toBeLessThanOrEqual(4750 * 1e6);
+    expect(sent.Opts.MaxWallTime).toBeGreaterThan(4000 * 1e6);
     // The match budget is always sent: left at 0, Zoekt derives one from MaxDocDisplayCount
     // that stops a broad search after a few files on a large corpus.
-    expect(JSON.parse(proxy.bodies[0]!)).toEqual({
+    expect({ ...sent, Opts: { ...sent.Opts, MaxWallTime: 4750 * 1e6 } }).toEqual({
       Q: 'paginate_marker',
       Opts: {
         ChunkMatches: true,
@@ -120,7 +124,7 @@ describe('what the client sends', () => {
 });
 
 describe('oversized answers', () => {
-  it('stops reading past 64 MiB, asks once more with a smaller match budget, and answers from that', async () => {
+  it('stops reading past the answer cap, asks again with a smaller match budget, and answers from that', async () => {
     const { client, proxy } = await clientBehind(['huge']);
     const result = await client.search({ query: 'func', maxDocs: 1 });
     expect(proxy.requests()).toBe(2);
@@ -129,10 +133,11 @@ describe('oversized answers', () => {
     expect(result.files.length).toBe(1);
   });
 
-  it('says to ask for less when the smaller budget is still too large', async () => {
-    const { client } = await clientBehind(['huge', 'huge']);
+  it('says to ask for less when every smaller budget is still too large', async () => {
+    const { client, proxy } = await clientBehind(['huge', 'huge', 'huge']);
     const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
     expect((err as ToolError).code).toBe('INVALID_ARGUMENT');
     expect((err as ToolError).hint).toMatch(/lower limit/);
+    expect(proxy.requests()).toBe(3);
   });
 });
