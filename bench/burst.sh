@@ -11,16 +11,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-index=""
-for marker in "$tools/goroot-index/$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
-  [ -f "$marker" ] && index="$(dirname "$marker")/index" && break
-done
-if [ -z "$index" ]; then
-  index="$work/index"
-  mkdir -p "$index"
-  echo "bench: indexing $(go env GOROOT)/src" >&2
-  CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
-fi
+goroot_index
 
 start_zoekt "$index"
 ZOEKT_URL="$zoekt_url" node bench/burst.mjs

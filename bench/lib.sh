@@ -57,3 +57,17 @@ index_corpus() {
     "$bin/zoekt-index" -require_ctags -index "$2" "$dir" 2>>"$work/index.log" >&2
   done
 }
+
+# goroot_index: sets $index to an index of Go's source tree ($(go env GOROOT)/src): the one the
+# test suite caches in .tools/goroot-index/ when there is one, else a fresh one (about a minute
+# with ctags).
+goroot_index() {
+  index=""
+  for marker in "$tools/goroot-index/$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
+    [ -f "$marker" ] && index="$(dirname "$marker")/index" && return 0
+  done
+  index="$work/index"
+  mkdir -p "$index"
+  echo "bench: indexing $(go env GOROOT)/src" >&2
+  CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
+}
