@@ -221,7 +221,7 @@ export function shardPrefix(name: string): string {
   let p = encodeURIComponent(name)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
-  if (p.length > 200) p = p.slice(0, 200); // followed by a hash in Zoekt (isShardOf allows it)
+  if (p.length > 200) p = p.slice(0, 200); // Zoekt appends 8 hex digits of a hash (isShardOf allows them)
   return p;
 }
 
@@ -229,8 +229,10 @@ export function shardPrefix(name: string): string {
 export function isShardOf(f: string, name: string, meta = true): boolean {
   const p = shardPrefix(name);
   if (!f.startsWith(p)) return false;
-  // `_v16.00000.zoekt`: exactly, so that repository "a" never claims the shards of "a_v2".
-  return (meta ? /^(_[0-9a-f]+)?_v\d+\.\d+\.zoekt(\.meta)?$/ : /^(_[0-9a-f]+)?_v\d+\.\d+\.zoekt$/).test(f.slice(p.length));
+  // `_v16.00000.zoekt`: exactly, so that repository "a" never claims the shards of "a_v2". A
+  // prefix cut at 200 characters is followed by 8 hex digits of a hash, with no separator.
+  const hash = p.length === 200 ? '([0-9a-f]{8})?' : '';
+  return new RegExp(`^${hash}_v\\d+\\.\\d+\\.zoekt${meta ? '(\\.meta)?' : ''}$`).test(f.slice(p.length));
 }
 
 /** Deletes the shards of a repository (it left the list); Zoekt drops them from its answers. */

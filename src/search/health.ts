@@ -73,17 +73,42 @@ function probeDeadline(): number {
   return Number.isFinite(callDeadline) ? now + Math.floor((callDeadline - now) * PROBE_SHARE) : Number.POSITIVE_INFINITY;
 }
 
-export async function getHealth(searcher: Searcher, signal?: AbortSignal): Promise<HealthOutput> {
+interface Probed {
+  each: Awaited<ReturnType<Searcher['zoekt']['readinessEach']>>;
+  listed: Awaited<ReturnType<Searcher['list']>> | undefined;
+  listError?: string;
+}
+
+/**
+ * One probe of the backends at a time per searcher: get_health skips the admission queue (it is
+ * the call to make when others fail), so calls that come while a probe runs share its answer
+ * instead of each listing the whole index again.
+ */
+const probing = new WeakMap<Searcher, Promise<Probed>>();
+
+function probe(searcher: Searcher): Promise<Probed> {
+  let running = probing.get(searcher);
+  if (!running) {
+    running = withDeadline(probeDeadline(), async () => {
+      let listError: string | undefined;
+      const list = searcher.list('').catch((err: unknown) => {
+        listError = err instanceof Error ? err.message : String(err);
+        return undefined;
+      });
+      // Every backend's probe and the listing run at once, and stop early enough in the call's
+      // deadline that a hung backend is reported as down rather than the call timing out.
+      const [each, listed] = await Promise.all([searcher.zoekt.readinessEach(), list]);
+      return { each, listed, ...(listError === undefined ? {} : { listError }) };
+    }).finally(() => probing.delete(searcher));
+    probing.set(searcher, running);
+  }
+  return running;
+}
+
+export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
   const fleet = searcher.zoekt;
   const url = fleet.url;
-  let listError: string | undefined;
-  const list = withDeadline(probeDeadline(), () => searcher.list('', signal)).catch((err: unknown) => {
-    listError = err instanceof Error ? err.message : String(err);
-    return undefined;
-  });
-  // Every backend's probe and the listing run at once, and stop early enough in the call's
-  // deadline that a hung backend is reported as down rather than the call timing out.
-  const [each, listed] = await withDeadline(probeDeadline(), () => Promise.all([fleet.readinessEach(signal), list]));
+  const { each, listed, listError } = await probe(searcher);
   const readiness = combineReadiness(each);
   const out: HealthOutput = {
     status: 'ok',

@@ -92,9 +92,9 @@ export async function connectServer(deps: ServerDeps, transport: Transport): Pro
   transport.onmessage = (message, extra) => {
     const bad = malformedCall(message);
     if (!bad) return onmessage?.(message, extra);
-    const signal = AbortSignal.timeout(DEFAULT_CALL_TIMEOUT_MS);
+    // The dispatcher keeps the call's deadline; nothing here outlives it.
     void dispatcher
-      .call(bad.name, bad.args, signal)
+      .call(bad.name, bad.args, new AbortController().signal)
       .then((result) => transport.send({ jsonrpc: '2.0', id: bad.id, result }, { relatedRequestId: bad.id }))
       .catch(() => undefined);
   };

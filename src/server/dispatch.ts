@@ -42,7 +42,7 @@ export class Dispatcher {
     const callId = ++nextCallId;
     const leave = trackInFlight();
     const tool = typeof name === 'string' ? this.o.catalog.byName.get(name) : undefined;
-    const toolName = typeof name === 'string' ? name : String(name);
+    const toolName = (typeof name === 'string' ? name : String(name)).slice(0, 100);
     const timer = new AbortController();
     const deadline = arrived + this.o.timeoutMs;
     const timeout = setTimeout(() => timer.abort(), this.o.timeoutMs);
@@ -69,7 +69,8 @@ export class Dispatcher {
       const result = errorResult((tool && localError(tool.name, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
       this.o.log.warn('tool error', { tool: toolName, callId, ms: Date.now() - arrived, code: error.code, message: error.message });
-      recordToolCall(toolName, Date.now() - arrived, error.code);
+      // A name that is no tool is counted under one label: callers choose names, and labels are kept forever.
+      recordToolCall(tool?.name ?? '(unknown)', Date.now() - arrived, error.code);
       return result;
     } finally {
       leave();

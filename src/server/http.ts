@@ -153,8 +153,9 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     const route = routes.get(path);
     connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
     if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz, metrics at /metrics)`);
-    // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index content.
-    if (route.mcp && !hostAllowed(req.headers.host, config.allowedHosts)) {
+    // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index
+    // content. /metrics names backends and tools, so it is checked like the MCP endpoints.
+    if ((route.mcp || route.token) && !hostAllowed(req.headers.host, config.allowedHosts)) {
       const host = req.headers.host === undefined ? 'a request without a Host header' : `Host ${JSON.stringify(req.headers.host.slice(0, 100))}`;
       throw new HttpError(403, 'HOST_NOT_ALLOWED', `${host} is not allowed here; add the name clients use to --allowed-hosts (ZOEKT_MCP_ALLOWED_HOSTS) if it should be`);
     }

@@ -87,6 +87,6 @@ export const getHealthTool = defineTool({
   ].join('\n'),
   input,
   output,
-  handler: async (_args, ctx) => withIndexing(await getHealth(ctx.searcher, ctx.signal)),
+  handler: async (_args, ctx) => withIndexing(await getHealth(ctx.searcher)),
   render: (out) => renderHealth(out),
 });

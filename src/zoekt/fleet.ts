@@ -131,12 +131,14 @@ export class ZoektFleet {
   /**
    * The Zoekt IDs of the repositories `allows` accepts, for Zoekt to enforce with RepoIDs; undefined
    * when IDs do not tell those repositories from the others (indexed without zoekt.repoid, so all
-   * 0, or shared). From the repository map, refreshed every REPO_MAP_TTL_MS: a repository indexed
-   * since is missing from answers until the next refresh, never let in.
+   * 0, or shared). From the repository map, refreshed (and waited for) once it is older than
+   * REPO_MAP_TTL_MS: a repository indexed since the last refresh is missing from answers until the
+   * next one, never let in.
    */
   async repoIdsOf(allows: (repo: string) => boolean, signal?: AbortSignal): Promise<number[] | undefined> {
     this.refreshIfStale();
-    if (this.refreshing && this.members.some((m) => !this.known.has(m))) await this.refreshing;
+    // A stale map is not used for the scope: a repository indexed since would be left out.
+    if (this.refreshing) await this.refreshing;
     if (signal?.aborted || this.members.some((m) => !this.known.has(m))) return undefined;
     const allowed = new Set<number>();
     const others = new Set<number>();

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
+import { fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
 import type { RepoEntry } from '../../src/local/repos.js';
 import { gitIn } from '../support/local.js';
 import { CTAGS_COMMAND, FIXTURES, ZOEKT_BIN } from '../support/zoekt.js';
@@ -93,5 +93,15 @@ describe('sweeping the index folder', () => {
     expect(isShardOf('a_v16.00000.zoekt.meta', 'a', false)).toBe(false);
     expect(isShardOf('a_v2_v16.00000.zoekt', 'a')).toBe(false);
     expect(isShardOf('a_v2_v16.00000.zoekt', 'a_v2')).toBe(true);
+  });
+
+  it('knows the shards of a repository whose name Zoekt cuts at 200 characters and follows with a hash', () => {
+    const name = `github.com/acme/${'x'.repeat(240)}`;
+    const prefix = shardPrefix(name);
+    expect(prefix.length).toBe(200);
+    expect(isShardOf(`${prefix}0a1b2c3d_v16.00000.zoekt`, name)).toBe(true);
+    expect(isShardOf(`${prefix}0a1b2c3d_v16.00000.zoekt.meta`, name)).toBe(true);
+    expect(isShardOf(`${prefix}_v16.00000.zoekt`, name)).toBe(true);
+    expect(isShardOf(`${prefix}0a1b2c3dz_v16.00000.zoekt`, name)).toBe(false);
   });
 });

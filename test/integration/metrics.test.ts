@@ -87,6 +87,21 @@ describe('/metrics over HTTP', () => {
     // The scrape itself runs while no call does.
     expect(sample(after, IN_FLIGHT)).toBe(0);
   });
+
+  it('counts calls to names that are no tool under one label, so callers cannot grow the series', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 5; i++) expect((await call(mcp.client, `no_such_tool_${i}`, {})).isError).toBe(true);
+    const after = await scrape();
+    const unknown = { tool: '(unknown)', code: 'NOT_FOUND' };
+    expect(sample(after, ERRORS, unknown) - sample(before, ERRORS, unknown)).toBe(5);
+    expect(after).not.toContain('no_such_tool_');
+  });
+
+  it('answers only the allowed Host names, like the MCP endpoints', async () => {
+    const res = await raw(`${adapter.url}/metrics`, { headers: { ...auth, host: 'evil.example' } });
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('HOST_NOT_ALLOWED');
+  });
 });
 
 describe('get_health figures', () => {
