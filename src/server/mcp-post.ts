@@ -110,8 +110,11 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
       return;
     }
     // The client going away aborts its calls: the dispatcher stops waiting and frees the slot.
+    // A response already sent has nothing left to abort (and an abort costs a DOMException).
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     const answers = await Promise.all(requests.map((m) => answer(m, abort.signal)));
     sendJson(res, 200, batch ? answers : answers[0]);
   };
