@@ -1,7 +1,8 @@
 /**
  * The server factory: a low-level MCP Server answering tools/list from the catalog and
  * tools/call through the dispatcher, for any transport. What is costly (schemas, the searcher,
- * admission) is made once per process; a server per HTTP request costs only its handlers.
+ * admission) is made once per process and shared by every session: stdio, each SSE session, and
+ * the POSTs to /mcp, which src/server/mcp-post.ts answers without an SDK server.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -23,7 +24,7 @@ export interface ServerDeps {
   /** One zoekt-webserver, or several each serving a share of the repositories. */
   zoekt: ZoektClient | ZoektFleet;
   log: Logger;
-  /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
+  /** Ranked windows shared by every session of this process. */
   cache?: WindowCache;
   /** The repositories every tool is confined to (--allow-repos). */
   scope?: RepoScope;
