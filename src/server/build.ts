@@ -1,7 +1,8 @@
 /**
  * The server factory: a low-level MCP Server answering tools/list from the catalog and
  * tools/call through the dispatcher, for any transport. What is costly (schemas, the searcher,
- * admission) is made once per process; a server per HTTP request costs only its handlers.
+ * admission) is made once per process and shared by every session: stdio, each SSE session, and
+ * the POSTs to /mcp, which src/server/mcp-post.ts answers without an SDK server.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -23,7 +24,7 @@ export interface ServerDeps {
   /** One zoekt-webserver, or several each serving a share of the repositories. */
   zoekt: ZoektClient | ZoektFleet;
   log: Logger;
-  /** Ranked windows shared by every server of this process (HTTP builds one server per request). */
+  /** Ranked windows shared by every session of this process. */
   cache?: WindowCache;
   /** The repositories every tool is confined to (--allow-repos). */
   scope?: RepoScope;
@@ -41,7 +42,10 @@ export interface ServerDeps {
 export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
 export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 16, maxQueue: 64 };
 
-const INSTRUCTIONS = [
+/** Who this server is and what it offers, the same over every transport (src/server/mcp-post.ts answers initialize itself). */
+export const SERVER_INFO = { name: 'zoekt-mcp', version: VERSION };
+export const SERVER_CAPABILITIES = { tools: {}, logging: {} };
+export const INSTRUCTIONS = [
   'zoekt-mcp searches source code indexed by Zoekt.',
   'Use search_code for text and regex search (Zoekt query syntax), search_symbols for where things are defined,',
   'search_files to find files by name or path, find_references for the definitions and usages of one identifier,',
@@ -73,7 +77,7 @@ export function dispatcherFor(deps: ServerDeps): Dispatcher {
 export function buildServer(deps: ServerDeps): Server {
   const catalog = catalogOf(deps.tools ?? TOOLS);
   const dispatcher = dispatcherFor(deps);
-  const server = new Server({ name: 'zoekt-mcp', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, logging: {} } });
+  const server = new Server(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: SERVER_CAPABILITIES });
   server.setRequestHandler(ListToolsRequestSchema, () => catalog.list);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => dispatcher.call(request.params.name, request.params.arguments, extra.signal));
   return server;

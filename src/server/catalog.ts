@@ -1,7 +1,7 @@
 /**
  * The tools as agents see them, worked out once per process: the tools/list answer with every
- * JSON Schema already converted, and each tool's strict argument parser. Over HTTP every request
- * builds a server; none of them converts a schema again.
+ * JSON Schema already converted, and each tool's strict argument parser. No session and no HTTP
+ * request converts a schema again.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';

@@ -34,6 +34,12 @@ export interface DispatcherOptions {
 
 let nextCallId = 0;
 
+/**
+ * Why work still running when its call has ended is stopped. Made once: abort() without a reason
+ * builds a DOMException, stack and all, on every call, which showed in a CPU profile of HTTP calls.
+ */
+const CALL_ENDED = new DOMException('the call has ended', 'AbortError');
+
 export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
@@ -76,7 +82,7 @@ export class Dispatcher {
       leave();
       release?.();
       clearTimeout(timeout);
-      timer.abort();
+      timer.abort(CALL_ENDED);
     }
   }
 

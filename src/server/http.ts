@@ -1,27 +1,27 @@
 /**
- * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST gets a fresh
- * server and transport and answers with JSON, so any replica can serve any request and a cursor
+ * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST is answered with
+ * JSON on its own (src/server/mcp-post.ts), so any replica can serve any request and a cursor
  * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
  * keeps sessions in this process. /healthz and /readyz are probes for orchestrators; /metrics is
  * for Prometheus, behind the bearer token when one is set.
  *
  * Every request passes, in order: connection cap on the MCP paths (503), path (404), Host on the
  * MCP paths (403), Origin (403), method (405), bearer token on the MCP paths (401), shutdown (503),
- * body size (413), JSON-RPC shape. Slow clients are cut off by the timeouts of
+ * on /mcp Accept (406) and Content-Type (415), body size (413), JSON-RPC shape. Slow clients are cut off by the timeouts of
  * src/server/connections.ts (408).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
 import { asFleet, combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
-import { connectServer, type ServerDeps } from './build.js';
+import type { ServerDeps } from './build.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { hostAllowed } from './hosts.js';
 import { HttpError, readBody, sendError, sendJson } from './http-io.js';
 import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
+import { mcpHeadersOk, mcpPostHandler } from './mcp-post.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
 import { enablePrometheus } from '../metrics.js';
@@ -68,13 +68,12 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
     return { ...checkJsonRpcBody(body, config.maxBatch), body };
   };
 
+  const answerPost = mcpPostHandler(deps);
   const streamable: Handler = async (req, res) => {
-    const { body } = await readJsonRpc(req);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // The client going away ends the call: closing the transport aborts the tool's signal.
-    res.on('close', () => void transport.close().catch(() => undefined));
-    await connectServer(deps, transport);
-    await transport.handleRequest(req, res, body);
+    // The headers first, as the SDK transport checks them: a refused request's body is not read.
+    if (!mcpHeadersOk(req, res)) return;
+    const { messages, batch } = await readJsonRpc(req);
+    await answerPost(req, res, messages, batch);
   };
 
   const metrics = await enablePrometheus();
