@@ -12,6 +12,9 @@ import { CLI, type Connected } from './mcp.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 
+/** Well inside vitest's hook timeout, so a failed start is stopped before the hook gives up. */
+const START_TIMEOUT_MS = 45_000;
+
 export interface Adapter {
   /** e.g. http://127.0.0.1:41234 */
   url: string;
@@ -84,12 +87,21 @@ export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
     await exited;
     clearTimeout(timer);
   };
+  // A server that never says it listens (a log level that hides the line, a hang) is stopped
+  // here: the caller never gets a handle to stop it.
+  let giveUp: NodeJS.Timeout | undefined;
   const listening = await Promise.race([
     waitForLog('serving MCP over HTTP'),
     exited.then(({ code, signal }) => {
       throw new Error(`the adapter exited (${code ?? signal}) before listening: ${stderr}`);
     }),
-  ]);
+    new Promise<never>((_, reject) => {
+      giveUp = setTimeout(() => {
+        void stop();
+        reject(new Error(`the adapter did not log that it listens within ${START_TIMEOUT_MS} ms (needs log level info or lower): ${stderr}`));
+      }, START_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(giveUp));
   return { url: String(listening.url), process: child, stderr: () => stderr, stdout: () => stdout, logs: () => logs, waitForLog, exited, stop };
 }
 
