@@ -129,7 +129,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: DEFAULTS.timeoutMs,
     min: 100,
     max: 120_000,
-    description: 'deadline of one tool call: its wait for a turn, every Zoekt request (retries included) and the reply; Zoekt is told to stop searching a little before it',
+    description: 'deadline of one tool call from its arrival (over Streamable HTTP, from the request, its body included): its wait for a turn, every Zoekt request (retries included) and the reply; Zoekt is told to stop searching a little before it',
     group: 'general',
   },
   {

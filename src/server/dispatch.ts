@@ -43,15 +43,15 @@ const CALL_ENDED = new DOMException('the call has ended', 'AbortError');
 export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
-  async call(name: unknown, args: unknown, clientSignal: AbortSignal): Promise<CallToolResult> {
-    const arrived = Date.now();
+  /** `arrived`: when the request carrying the call came in (its body read since counts against the deadline). */
+  async call(name: unknown, args: unknown, clientSignal: AbortSignal, arrived = Date.now()): Promise<CallToolResult> {
     const callId = ++nextCallId;
     const leave = trackInFlight();
     const tool = typeof name === 'string' ? this.o.catalog.byName.get(name) : undefined;
     const toolName = (typeof name === 'string' ? name : String(name)).slice(0, 100);
     const timer = new AbortController();
     const deadline = arrived + this.o.timeoutMs;
-    const timeout = setTimeout(() => timer.abort(), this.o.timeoutMs);
+    const timeout = setTimeout(() => timer.abort(), Math.max(0, deadline - Date.now()));
     const signal = AbortSignal.any([clientSignal, timer.signal]);
     let release: (() => void) | undefined;
     try {

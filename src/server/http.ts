@@ -71,9 +71,10 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   const answerPost = mcpPostHandler(deps);
   const streamable: Handler = async (req, res) => {
     // The headers first, as the SDK transport checks them: a refused request's body is not read.
+    const arrived = Date.now();
     if (!mcpHeadersOk(req, res)) return;
     const { messages, batch } = await readJsonRpc(req);
-    await answerPost(req, res, messages, batch);
+    await answerPost(req, res, messages, batch, arrived);
   };
 
   const metrics = await enablePrometheus();

@@ -52,13 +52,14 @@ export function mcpHeadersOk(req: IncomingMessage, res: ServerResponse): boolean
   return true;
 }
 
-export type McpPostHandler = (req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean) => Promise<void>;
+/** `arrived`: when the request came in, before its body was read: every call's deadline counts from it. */
+export type McpPostHandler = (req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean, arrived: number) => Promise<void>;
 
 export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
   const dispatcher = dispatcherFor(deps);
   const catalog = catalogOf(deps.tools ?? TOOLS);
 
-  const answer = async (m: JSONRPCRequest, signal: AbortSignal): Promise<Answer> => {
+  const answer = async (m: JSONRPCRequest, signal: AbortSignal, arrived: number): Promise<Answer> => {
     const ok = (result: unknown): Answer => ({ jsonrpc: '2.0', id: m.id, result });
     const fail = (code: number, message: string): Answer => ({ jsonrpc: '2.0', id: m.id, error: { code, message } });
     const params = (m.params ?? {}) as Record<string, unknown>;
@@ -79,7 +80,7 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
       case 'tools/call':
         // Every call, well-formed or not, goes through the dispatcher: one path for admission,
         // deadline, errors with a code and a hint, and metrics.
-        return ok(await dispatcher.call(params.name, params.arguments, signal));
+        return ok(await dispatcher.call(params.name, params.arguments, signal, arrived));
       case 'logging/setLevel':
         // Accepted as the SDK does; a stateless request has no later messages to filter.
         if (!LoggingLevelSchema.safeParse(params.level).success) {
@@ -91,7 +92,7 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
     }
   };
 
-  return async (req, res, messages, batch) => {
+  return async (req, res, messages, batch, arrived) => {
     const initializing = messages.some((m) => isJSONRPCRequest(m) && m.method === 'initialize');
     if (initializing && messages.length > 1) {
       refuse(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
@@ -115,7 +116,7 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const answers = await Promise.all(requests.map((m) => answer(m, abort.signal)));
+    const answers = await Promise.all(requests.map((m) => answer(m, abort.signal, arrived)));
     sendJson(res, 200, batch ? answers : answers[0]);
   };
 }

@@ -201,3 +201,31 @@ describe('a client that goes away', () => {
     }
   });
 });
+
+describe('the deadline of a call over HTTP', () => {
+  it('counts from the request, so a body that took the whole deadline to arrive is TIMEOUT, not more work', async () => {
+    const slow = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--timeout-ms', '500'] });
+    try {
+      const body = JSON.stringify(request(7, 'tools/call', { name: 'search_code', arguments: { query: 'func' } }));
+      const url = new URL(`${slow.url}/mcp`);
+      const answer = await new Promise<RawResponse>((resolve, reject) => {
+        const req = httpRequest(url, { method: 'POST', headers: { ...MCP_HEADERS, 'content-length': String(Buffer.byteLength(body)) }, agent: false }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> }));
+        });
+        req.on('error', reject);
+        // Half the body now, the rest after more than the whole deadline (pacing, not a wait for an event).
+        req.write(body.slice(0, 10));
+        setTimeout(() => req.end(body.slice(10)), 900);
+      });
+      const { result } = answerOf(answer);
+      const error = (result?.structuredContent as { error: { code: string; message: string } }).error;
+      expect(error.code).toBe('TIMEOUT');
+      expect(error.message).toContain('500 ms');
+    } finally {
+      await slow.stop();
+    }
+  });
+});
