@@ -11,7 +11,7 @@ import * as q from '../zoekt/query.js';
 import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
-import { NARROW_HINT, zoektPartial } from './completeness.js';
+import { grouped, NARROW_HINT, zoektPartial } from './completeness.js';
 import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './filters.js';
 import { isGlob, nameGlobToRegex } from './globs.js';
 import { normalizeKind, parseKinds, type Kind } from './kinds.js';
@@ -328,7 +328,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
 }
 
 function candidatesBound(): { reason: string; hint: string } {
-  const most = FILE_WINDOWS[FILE_WINDOWS.length - 1]!.toLocaleString('en-US');
+  const most = grouped(FILE_WINDOWS[FILE_WINDOWS.length - 1]!);
   return { reason: `more than ${most} files define matching symbols; the symbols of the best-ranked ${most} were read`, hint: `Use a longer name or prefix, or kinds. ${NARROW_HINT}` };
 }
 

@@ -7,6 +7,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULTS } from '../config.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { ZoektClient } from '../zoekt/client.js';
@@ -39,8 +40,6 @@ export interface ServerDeps {
   cursorSecret?: string;
 }
 
-export const DEFAULT_CALL_TIMEOUT_MS = 10_000;
-export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 16, maxQueue: 64 };
 
 /** Who this server is and what it offers, the same over every transport (src/server/mcp-post.ts answers initialize itself). */
 export const SERVER_INFO = { name: 'zoekt-mcp', version: VERSION };
@@ -66,8 +65,8 @@ export function dispatcherFor(deps: ServerDeps): Dispatcher {
       zoekt,
       searcher: new Searcher(zoekt, deps.cache, deps.scope, deps.walkLimits, deps.cursorSecret),
       log: deps.log,
-      admission: new Admission(deps.admission ?? DEFAULT_ADMISSION),
-      timeoutMs: deps.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      admission: new Admission(deps.admission ?? { maxInFlight: DEFAULTS.maxInFlight, maxQueue: DEFAULTS.maxQueue }),
+      timeoutMs: deps.timeoutMs ?? DEFAULTS.timeoutMs,
     });
     dispatchers.set(deps, d);
   }
@@ -75,10 +74,9 @@ export function dispatcherFor(deps: ServerDeps): Dispatcher {
 }
 
 export function buildServer(deps: ServerDeps): Server {
-  const catalog = catalogOf(deps.tools ?? TOOLS);
   const dispatcher = dispatcherFor(deps);
   const server = new Server(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: SERVER_CAPABILITIES });
-  server.setRequestHandler(ListToolsRequestSchema, () => catalog.list);
+  server.setRequestHandler(ListToolsRequestSchema, () => dispatcher.catalog.list);
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => dispatcher.call(request.params.name, request.params.arguments, extra.signal));
   return server;
 }

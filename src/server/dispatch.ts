@@ -43,6 +43,11 @@ const CALL_ENDED = new DOMException('the call has ended', 'AbortError');
 export class Dispatcher {
   constructor(private readonly o: DispatcherOptions) {}
 
+  /** The tools it calls, as tools/list shows them. */
+  get catalog(): ToolCatalog {
+    return this.o.catalog;
+  }
+
   /** `arrived`: when the request carrying the call came in (its body read since counts against the deadline). */
   async call(name: unknown, args: unknown, clientSignal: AbortSignal, arrived = Date.now()): Promise<CallToolResult> {
     const callId = ++nextCallId;

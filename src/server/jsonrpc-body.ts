@@ -31,8 +31,6 @@ export class JsonRpcBodyError extends Error {
 export interface CheckedBody {
   messages: JSONRPCMessage[];
   batch: boolean;
-  /** The tools/call requests in it: the work it asks for. */
-  toolCalls: number;
 }
 
 /** Parses the body text as JSON; a JSON-RPC parse error otherwise. */
@@ -54,7 +52,6 @@ export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
   }
   const messages: JSONRPCMessage[] = [];
   const ids = new Set<string | number>();
-  let toolCalls = 0;
   items.forEach((item, i) => {
     const where = batch ? `message ${i} of the batch` : 'the body';
     const parsed = JSONRPCMessageSchema.safeParse(item);
@@ -63,11 +60,10 @@ export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
     if (isJSONRPCRequest(message)) {
       if (ids.has(message.id)) throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
       ids.add(message.id);
-      if (message.method === 'tools/call') toolCalls += 1;
     }
     messages.push(message);
   });
-  return { messages, batch, toolCalls };
+  return { messages, batch };
 }
 
 /** What is wrong with an item, in words: no echo of the value itself. */

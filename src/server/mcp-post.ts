@@ -17,9 +17,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { TOOLS } from '../tools/index.js';
 import { dispatcherFor, INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO, type ServerDeps } from './build.js';
-import { catalogOf } from './catalog.js';
 import { sendJson } from './http-io.js';
 
 const METHOD_NOT_FOUND = -32601;
@@ -57,7 +55,6 @@ export type McpPostHandler = (req: IncomingMessage, res: ServerResponse, message
 
 export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
   const dispatcher = dispatcherFor(deps);
-  const catalog = catalogOf(deps.tools ?? TOOLS);
 
   const answer = async (m: JSONRPCRequest, signal: AbortSignal, arrived: number): Promise<Answer> => {
     const ok = (result: unknown): Answer => ({ jsonrpc: '2.0', id: m.id, result });
@@ -76,7 +73,7 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
       case 'ping':
         return ok({});
       case 'tools/list':
-        return ok(catalog.list);
+        return ok(dispatcher.catalog.list);
       case 'tools/call':
         // Every call, well-formed or not, goes through the dispatcher: one path for admission,
         // deadline, errors with a code and a hint, and metrics.
