@@ -10,7 +10,8 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { writeFileAtomically } from './atomic-file.js';
 import { basename, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
@@ -187,7 +188,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
       });
       // Should this process die, its successor finds the indexer by this file and stops it before
       // writing the index itself.
-      if (child.pid) writeFileSync(indexerPidFile(paths), String(child.pid));
+      if (child.pid) writeFileAtomically(indexerPidFile(paths), String(child.pid));
       let err = '';
       child.stderr!.on('data', (d: Buffer) => {
         const s = d.toString();

@@ -16,7 +16,8 @@
  * the kernel releases when the process dies, so a crash never leaves a stale lock behind).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { writeFileAtomically } from './atomic-file.js';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fingerprint, hasShards, indexerPidFile, measure, pruneShadow, removeShards, shadowDir, startIndex, sweep, type IndexerPaths } from './indexer.js';
@@ -180,9 +181,7 @@ export class Supervisor {
   }
 
   private saveState(): void {
-    const tmp = `${this.statePath}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state, null, 1));
-    renameSync(tmp, this.statePath);
+    writeFileAtomically(this.statePath, JSON.stringify(this.state, null, 1));
   }
 
   private listStamp = '';
@@ -471,8 +470,8 @@ export class Supervisor {
     this.zoekt = child;
     this.ownsZoekt = true;
     this.zoektUrl = url;
-    writeFileSync(this.pidFile, String(child.pid));
-    writeFileSync(join(this.opts.data, 'zoekt.port'), String(port));
+    writeFileAtomically(this.pidFile, String(child.pid));
+    writeFileAtomically(join(this.opts.data, 'zoekt.port'), String(port));
     // Clients may connect now: their Zoekt client retries while the webserver loads.
     this.markStarted();
     child.on('exit', (code, signal) => {
