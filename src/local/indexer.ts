@@ -10,7 +10,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from './atomic-file.js';
 import { basename, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
@@ -181,23 +181,31 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
     // own; after 20 such shards Zoekt rebuilds the repository in one. (Delta builds need
     // submodules off; a shadow has none.)
     const args = ['-incremental', '-delta', '-delta_threshold', '20', '-submodules=false', '-index', paths.index, repoDir];
+    // Its output goes to a file, not through this process: should this process die, the indexer
+    // must not die of a broken pipe on its next line of output, but stay until the successor
+    // (which finds it by its pid file) stops it in an orderly way.
+    const errPath = indexerLogFile(paths);
+    const errFd = openSync(errPath, 'w');
     await new Promise<void>((resolve, reject) => {
-      child = spawn(join(paths.bin, 'zoekt-git-index'), args, {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, CTAGS_COMMAND: paths.ctags },
-      });
-      // Should this process die, its successor finds the indexer by this file and stops it before
-      // writing the index itself.
+      try {
+        child = spawn(join(paths.bin, 'zoekt-git-index'), args, {
+          stdio: ['ignore', 'ignore', errFd],
+          env: { ...process.env, CTAGS_COMMAND: paths.ctags },
+        });
+      } finally {
+        closeSync(errFd);
+      }
       if (child.pid) writeFileAtomically(indexerPidFile(paths), String(child.pid));
-      let err = '';
-      child.stderr!.on('data', (d: Buffer) => {
-        const s = d.toString();
-        err = (err + s).slice(-2000);
-        paths.log(s);
-      });
       child.on('error', reject);
       child.on('exit', (code, signal) => {
         rmSync(indexerPidFile(paths), { force: true });
+        let err = '';
+        try {
+          err = readFileSync(errPath, 'utf8');
+        } catch {
+          // gone with the data folder
+        }
+        if (err) paths.log(err.endsWith('\n') ? err : `${err}\n`);
         if (code === 0) resolve();
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
@@ -215,6 +223,11 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
 /** Where the running indexer's pid is kept, beside the index it writes. */
 export function indexerPidFile(paths: IndexerPaths): string {
   return join(paths.index, '..', 'indexer.pid');
+}
+
+/** The running (or last) indexer's output; copied into the supervisor's log when it ends. */
+function indexerLogFile(paths: IndexerPaths): string {
+  return join(paths.index, '..', 'indexer.log');
 }
 
 /** Go's url.QueryEscape, which Zoekt applies to a repository name to name its shards. */

@@ -77,7 +77,7 @@ describe('one deadline per call; admission limits', () => {
     const mcp = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_TIMEOUT_MS: '2000', ZOEKT_MCP_MAX_IN_FLIGHT: '1', ZOEKT_MCP_MAX_QUEUE: '1' });
     try {
       expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
-      zoekt.process.kill('SIGSTOP');
+      await zoekt.freeze();
       const started = Date.now();
       const running = call(mcp.client, 'search_code', { query: 'func' });
       const queued = call(mcp.client, 'search_files', { pattern: '*.go' });
@@ -102,10 +102,10 @@ describe('one deadline per call; admission limits', () => {
       expect(health.isError).toBeFalsy();
       expect((health.structuredContent as { status: string }).status).toBe('down');
 
-      zoekt.process.kill('SIGCONT');
+      zoekt.thaw();
       expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
     } finally {
-      zoekt.process.kill('SIGCONT');
+      zoekt.thaw();
       await mcp.close();
       await zoekt.stop();
     }

@@ -210,19 +210,19 @@ describe('scope, admission and metrics across backends', () => {
     const fleet = await connectStdio({ ZOEKT_URL: urls[2].join(','), ZOEKT_MCP_TIMEOUT_MS: '2000', ZOEKT_MCP_MAX_IN_FLIGHT: '1', ZOEKT_MCP_MAX_QUEUE: '0' });
     try {
       // A frozen backend holds the first call (the fleet waits for it until the deadline).
-      servers[held]!.process.kill('SIGSTOP');
+      await servers[held]!.freeze();
       const first = call(fleet.client, 'search_code', { query: 'func' });
       // Sent after it on the same ordered stream: the first is admitted by then.
       const refused = await call(fleet.client, 'search_code', { query: 'class' });
       expect((refused.structuredContent as { error: { code: string } }).error.code).toBe('OVERLOADED');
       const answered = await first;
-      servers[held]!.process.kill('SIGCONT');
+      servers[held]!.thaw();
       // The held call ends in its deadline: partial, naming the frozen backend, or TIMEOUT.
       const text = textOf(answered);
       expect(text.includes(urls[2][0]!) || text.startsWith('TIMEOUT')).toBe(true);
       expect((await call(fleet.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
     } finally {
-      servers[held]!.process.kill('SIGCONT');
+      servers[held]!.thaw();
       await fleet.close();
     }
   });

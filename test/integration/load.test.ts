@@ -154,7 +154,7 @@ describe('under load, with faults', () => {
 
   afterAll(async () => {
     await adapter?.stop();
-    zoekt?.process.kill('SIGCONT');
+    zoekt?.thaw();
     await zoekt?.stop();
   });
 
@@ -171,11 +171,11 @@ describe('under load, with faults', () => {
     const run = await runLoad(adapter.url, 9000, async (since) => {
       await pause(1000);
       stoppedAt = since();
-      zoekt.process.kill('SIGSTOP');
+      await zoekt.freeze();
       // Longer than the deadline: every call admitted meanwhile runs out of it.
       await pause(DEADLINE_MS + 1500);
       continuedAt = since();
-      zoekt.process.kill('SIGCONT');
+      zoekt.thaw();
     });
     expectEveryCallAnswered(run, adapter);
     // The calls holding the four slots run into their deadline while Zoekt is stopped, eight more

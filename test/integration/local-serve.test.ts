@@ -4,7 +4,7 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -289,12 +289,16 @@ describe('a first index', () => {
     const bin = join(work, 'slow-bin-orphan');
     mkdirSync(bin);
     const real = execFileSync('bash', ['-c', 'command -v ctags-universal || command -v universal-ctags'], { encoding: 'utf8' }).trim();
-    writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    // ctags writes to the indexer's stderr while held: an indexer whose output went through its
+    // killed supervisor would die of the broken pipe, instead of being found and stopped.
+    writeFileSync(join(bin, 'ctags-universal'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do echo 'ctags held' >&2; sleep 0.1; done\nexec '${real}' "$@"\n`, { mode: 0o755 });
     writeFileSync(gate, '');
     const c = await spawnServe({ data, repos: repo, extra: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
     try {
       await waitFor('the indexer started', async () => existsSync(join(data, 'indexer.pid')));
       const indexer = Number(readFileSync(join(data, 'indexer.pid'), 'utf8'));
+      // Its output goes to a file of its own, not through the supervisor about to be killed.
+      expect(readlinkSync(`/proc/${indexer}/fd/2`)).toBe(realpathSync(join(data, 'indexer.log')));
       const first = (await supervisorStatus(data))!;
       process.kill(first.pid, 'SIGKILL');
       await waitFor('the next supervisor', async () => {

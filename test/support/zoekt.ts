@@ -143,6 +143,20 @@ export interface RunningZoekt {
   port: number;
   process: ChildProcess;
   stop(): Promise<void>;
+  /** Hangs it (SIGSTOP): connections are still accepted by the kernel, nothing is answered. Resolves once the kernel reports it stopped. */
+  freeze(): Promise<void>;
+  /** SIGCONT. */
+  thaw(): void;
+  /** Its state letter from /proc (R, S, T for stopped, …), for failure messages. */
+  state(): string;
+}
+
+function procState(pid: number | undefined): string {
+  try {
+    return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '?';
+  } catch {
+    return 'gone';
+  }
 }
 
 /**
@@ -157,6 +171,9 @@ export async function startWebserver(opts: { indexDir: string; rpc?: boolean; po
   const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
+    // A session of its own: a frozen server stays frozen. In the test runner's process group, the
+    // kernel would continue it (SIGHUP, SIGCONT) whenever another exit leaves that group orphaned.
+    detached: true,
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
@@ -171,6 +188,14 @@ export async function startWebserver(opts: { indexDir: string; rpc?: boolean; po
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 3000).unref();
     });
+  const state = () => procState(child.pid);
+  const freeze = async () => {
+    child.kill('SIGSTOP');
+    for (let i = 0; i < 200 && state() !== 'T'; i++) await new Promise((r) => setTimeout(r, 10));
+    if (state() !== 'T') throw new Error(`zoekt-webserver ${child.pid} did not stop: state ${state()}`);
+  };
+  const thaw = () => void child.kill('SIGCONT');
+  const running = () => ({ url, port: port!, process: child, stop, freeze, thaw, state });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`zoekt-webserver exited with ${child.exitCode}: ${stderr}`);
@@ -187,10 +212,10 @@ export async function startWebserver(opts: { indexDir: string; rpc?: boolean; po
     try {
       const health = await fetch(`${url}/healthz`);
       if (health.ok) {
-        if (opts.rpc === false || !opts.expectRepos) return { url, port: port!, process: child, stop };
+        if (opts.rpc === false || !opts.expectRepos) return running();
         const list = await fetch(`${url}/api/list`, { method: 'POST', body: JSON.stringify({ Q: '' }) });
         const body = (await list.json()) as { List?: { Repos?: unknown[] } };
-        if ((body.List?.Repos?.length ?? 0) >= opts.expectRepos) return { url, port: port!, process: child, stop };
+        if ((body.List?.Repos?.length ?? 0) >= opts.expectRepos) return running();
       }
     } catch {
       // not listening yet
