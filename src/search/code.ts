@@ -141,22 +141,32 @@ export function bareName(scope: string): string {
 
 /** One entry per matched line (first match on the line gives the column), with context that never repeats a line. */
 export function toFileResult(file: FileHit, contextLines: number, maxPerFile: number): CodeFileResult {
-  const lineText = new Map<number, string>();
-  const firstOnLine = new Map<number, { column: number; chunk: Chunk; rangeIndex: number }>();
+  // The lines with a match, and the chunks holding them, read without decoding any chunk: only
+  // the chunks of the lines shown are decoded (a file may have thousands).
+  const chunksOfLine = new Map<number, Chunk[]>();
   let pathMatch = false;
   for (const chunk of file.chunks) {
     if (chunk.fileName) {
       pathMatch = true;
       continue;
     }
+    for (const line of chunk.matchLines) {
+      const held = chunksOfLine.get(line);
+      if (!held) chunksOfLine.set(line, [chunk]);
+      else if (!held.includes(chunk)) held.push(chunk);
+    }
+  }
+  const matchLines = [...chunksOfLine.keys()].sort((a, b) => a - b);
+  const shown = matchLines.slice(0, maxPerFile);
+  const lineText = new Map<number, string>();
+  const firstOnLine = new Map<number, { column: number; chunk: Chunk; rangeIndex: number }>();
+  for (const chunk of new Set(shown.flatMap((line) => chunksOfLine.get(line)!))) {
     chunk.lines.forEach((text, i) => lineText.set(chunk.startLine + i, text));
     chunk.ranges.forEach((r, rangeIndex) => {
       const seen = firstOnLine.get(r.line);
       if (!seen || r.column < seen.column) firstOnLine.set(r.line, { column: r.column, chunk, rangeIndex });
     });
   }
-  const matchLines = [...firstOnLine.keys()].sort((a, b) => a - b);
-  const shown = matchLines.slice(0, maxPerFile);
   const matches: CodeMatch[] = [];
   let lastEmitted = 0;
   for (const line of shown) {

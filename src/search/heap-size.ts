@@ -11,7 +11,7 @@
  *   to 8; a substring of 13 characters or more is a 32-byte slice that keeps its parent alive;
  *   JSON.parse hands out one shared copy of each short string value (kinds, languages, names).
  */
-import type { Chunk, FileHit, MatchRange } from '../zoekt/wire.js';
+import { ZoektChunk, type Chunk, type EncodedChunk, type FileHit, type MatchRange, type SymbolHit } from '../zoekt/wire.js';
 
 const POINTER = 8;
 const OBJECT = 24;
@@ -39,11 +39,20 @@ const numberBytes = (n: number) => (Number.isInteger(n) && Math.abs(n) < 2 ** 31
 const objectBytes = (fields: number) => OBJECT + POINTER * fields;
 const arrayBytes = (length: number) => ARRAY + POINTER * length;
 
+const symbolBytes = (s: SymbolHit) => objectBytes(4) + jsonStringBytes(s.name) + jsonStringBytes(s.kind) + jsonStringBytes(s.parent) + jsonStringBytes(s.parentKind);
+
 function rangeBytes(r: MatchRange): number {
   let bytes = objectBytes(4);
-  if (r.symbol) {
-    const s = r.symbol;
-    bytes += PROPERTY_ARRAY + objectBytes(4) + jsonStringBytes(s.name) + jsonStringBytes(s.kind) + jsonStringBytes(s.parent) + jsonStringBytes(s.parentKind);
+  if (r.symbol) bytes += PROPERTY_ARRAY + symbolBytes(r.symbol);
+  return bytes;
+}
+
+/** A chunk as Zoekt sent it: its base64 text, and its ranges as a flat array of small integers. */
+function encodedBytes(e: EncodedChunk): number {
+  let bytes = objectBytes(4) + stringBytes(e.content) + numberBytes(e.startByte) + arrayBytes(e.ranges.length);
+  if (e.symbols) {
+    bytes += arrayBytes(e.symbols.length);
+    for (const s of e.symbols) if (s) bytes += symbolBytes(s);
   }
   return bytes;
 }
@@ -52,17 +61,26 @@ function rangeBytes(r: MatchRange): number {
  * A chunk's lines come from splitting its decoded text: long lines are slices of that text, which
  * stays alive as long as one of them does; short lines are copies.
  */
-function chunkBytes(c: Chunk): number {
-  let bytes = objectBytes(5) + numberBytes(c.score) + arrayBytes(c.lines.length) + arrayBytes(c.ranges.length);
+function decodedBytes(lines: string[], ranges: MatchRange[]): number {
+  let bytes = arrayBytes(lines.length) + arrayBytes(ranges.length);
   let parent = 0;
   let wide = false;
-  for (const line of c.lines) {
+  for (const line of lines) {
     parent += line.length + 1;
     if (!wide && WIDE.test(line)) wide = true;
     bytes += line.length >= MIN_SLICE ? SLICE : align(16 + line.length);
   }
-  if (c.lines.some((l) => l.length >= MIN_SLICE)) bytes += align(16 + (wide ? 2 : 1) * parent);
-  for (const r of c.ranges) bytes += rangeBytes(r);
+  if (lines.some((l) => l.length >= MIN_SLICE)) bytes += align(16 + (wide ? 2 : 1) * parent);
+  for (const r of ranges) bytes += rangeBytes(r);
+  return bytes;
+}
+
+/** A chunk of an answer holds its encoded form until first read, its decoded form after. */
+function chunkBytes(c: Chunk): number {
+  if (!(c instanceof ZoektChunk)) return objectBytes(6) + numberBytes(c.score) + arrayBytes(c.matchLines.length) + decodedBytes(c.lines, c.ranges);
+  let bytes = objectBytes(7) + numberBytes(c.score) + arrayBytes(c.matchLines.length);
+  if (c.encoded) bytes += encodedBytes(c.encoded);
+  else bytes += decodedBytes(c.lines, c.ranges);
   return bytes;
 }
 

@@ -79,15 +79,16 @@ const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${pa
 function wholeIdentifierRanges(file: FileHit): FileHit {
   const chunks: Chunk[] = file.chunks
     .filter((c) => !c.fileName)
-    .map((c) => ({
-      ...c,
-      ranges: c.ranges.filter((r) => {
+    .map((c) => {
+      const ranges = c.ranges.filter((r) => {
         const chars = [...(c.lines[r.line - c.startLine] ?? '')];
         const before = chars[r.column - 2];
         const after = r.endLine === r.line ? chars[r.endColumn - 1] : undefined;
         return !(before && IDENTIFIER_CHAR.test(before)) && !(after && IDENTIFIER_CHAR.test(after));
-      }),
-    }));
+      });
+      // A new plain chunk: a decoded chunk's lines and ranges are read through getters.
+      return { startLine: c.startLine, lines: c.lines, ranges, matchLines: ranges.map((r) => r.line), fileName: c.fileName, score: c.score };
+    });
   return { ...file, chunks };
 }
 
@@ -130,7 +131,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
   let counted = { lines: 0, files: 0, exact: false };
-  const walk = { query: usagesQuery, contextLines, content: true, signal };
+  const walk = { query: usagesQuery, contextLines, content: true, decodeAll: true, signal };
   // Every usage line is counted when the files with matches are few enough to fetch in one
   // search (often the window the walk already holds); otherwise the lines of the best-ranked
   // files the walk fetched are a lower bound.
@@ -138,7 +139,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
     const window =
       step.ranked.exhausted || step.total > EXACT_COUNT_FILES
         ? step.ranked
-        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1 });
+        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1, decodeAll: true });
     // Later pages count the same window again: once per window and set of definitions is enough.
     const counts = derived(window, `usages\u0000${definitions}`, () => {
       const c = { lines: 0, files: 0 };

@@ -11,7 +11,6 @@ let loadingUndici: Promise<Undici> | undefined;
 /** undici loads with the first request: starting and answering tools/list do not wait for it. */
 const loadUndici = (): Promise<Undici> => (loadingUndici ??= import('undici').then((m) => (undici = m)));
 import pRetry, { AbortError } from 'p-retry';
-import type { z } from 'zod';
 import { deadlineWithin } from '../deadline.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -19,11 +18,10 @@ import { silentLogger } from '../log.js';
 import { checkSentQuery } from './query-bounds.js';
 import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
 import {
-  decodeList,
+  decodeListReply,
   decodeSearch,
   ErrorReply,
-  ListReply,
-  SearchReply,
+  WireShapeError,
   type MatchLimits,
   type RepoListResult,
   type SearchOptionsWire,
@@ -163,16 +161,14 @@ export class ZoektClient {
     if (req.contextLines) opts.NumContextLines = req.contextLines;
     if (req.whole) opts.Whole = true;
     const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
-    const reply = await this.postJson('api/search', body, SearchReply, deadline, req.signal, answerCap(req));
-    const result = decodeSearch(reply, limits);
+    const result = await this.postJson('api/search', body, (json) => decodeSearch(json, limits), deadline, req.signal, answerCap(req));
     result.truncated = result.files.length >= req.maxDocs;
     return result;
   }
 
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
     const deadline = deadlineWithin(Date.now() + this.timeoutMs);
-    const reply = await this.postJson('api/list', { Q: query }, ListReply, deadline, signal);
-    return decodeList(reply);
+    return this.postJson('api/list', { Q: query }, decodeListReply, deadline, signal);
   }
 
   /**
@@ -235,16 +231,16 @@ export class ZoektClient {
     }
   }
 
-  private async postJson<S extends z.ZodType>(
+  private async postJson<T>(
     path: string,
     payload: unknown,
-    schema: S,
+    decode: (json: unknown) => T,
     deadline: number,
     signal?: AbortSignal,
     maxBytes = MAX_BODY_BYTES,
-  ): Promise<z.infer<S>> {
+  ): Promise<T> {
     const started = Date.now();
-    const attempt = async (): Promise<z.infer<S>> => {
+    const attempt = async (): Promise<T> => {
       if (signal?.aborted) throw new AbortError(cancelled());
       if (Date.now() >= deadline) throw new AbortError(this.timeout(path));
       const text = await this.send(path, payload, deadline, signal, maxBytes);
@@ -254,11 +250,12 @@ export class ZoektClient {
       } catch {
         throw new AbortError(this.misconfigured(path, 'a body that is not JSON'));
       }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        throw new AbortError(this.misconfigured(path, `JSON of an unexpected shape (${parsed.error.issues[0]?.message ?? 'invalid'})`));
+      try {
+        return decode(json);
+      } catch (err) {
+        if (err instanceof WireShapeError) throw new AbortError(this.misconfigured(path, `JSON of an unexpected shape (${err.message})`));
+        throw err;
       }
-      return parsed.data;
     };
     try {
       const out = await pRetry(attempt, {

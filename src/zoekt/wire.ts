@@ -8,78 +8,6 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 
-/** A position in a file. LineNumber and Column are 1-based; Column counts runes. */
-const Location = z.object({
-  ByteOffset: z.number(),
-  LineNumber: z.number(),
-  Column: z.number(),
-});
-
-const Range = z.object({ Start: Location, End: Location });
-
-/** ctags information for a match that hit a symbol definition (`sym:` queries). */
-const SymbolInfo = z
-  .object({
-    Sym: z.string(),
-    Kind: z.string(),
-    Parent: z.string(),
-    ParentKind: z.string(),
-  })
-  .nullable();
-
-/** A run of whole lines (base64) holding one or more matched ranges, with context lines. */
-const ChunkMatch = z.object({
-  Content: z.string(),
-  ContentStart: Location,
-  FileName: z.boolean(),
-  Ranges: z.array(Range),
-  /** Parallel to Ranges when the query had a sym: atom; null otherwise. */
-  SymbolInfo: z.array(SymbolInfo).nullish(),
-  Score: z.number(),
-});
-
-const FileMatch = z.object({
-  FileName: z.string(),
-  Repository: z.string(),
-  Language: z.string().default(''),
-  Branches: z.array(z.string()).nullish(),
-  Version: z.string().nullish(),
-  Score: z.number(),
-  ChunkMatches: z.array(ChunkMatch).nullish(),
-  /** The whole file (base64), only when the search asked for Whole. */
-  Content: z.string().nullish(),
-});
-
-const SearchStats = z.object({
-  /** Shards that failed, plus one while the webserver is still loading its shards. */
-  Crashes: z.number().default(0),
-  Duration: z.number().default(0),
-  /** Files with a match among those evaluated (before MaxDocDisplayCount cuts the list). */
-  FileCount: z.number().default(0),
-  /** Non-overlapping matches among those files. */
-  MatchCount: z.number().default(0),
-  ShardsScanned: z.number().default(0),
-  /** Shards never searched: the search was cancelled (MaxWallTime) before their turn. */
-  ShardsSkipped: z.number().default(0),
-  /**
-   * Candidate files never evaluated: a shard stopped at ShardMaxMatchCount or at MaxWallTime.
-   * Non-zero means more matches may exist than FileCount and MatchCount say.
-   */
-  FilesSkipped: z.number().default(0),
-  /**
-   * Why a streaming search flushed (1 timer, 2 final, 4 max size). The non-streaming
-   * /api/search never sets it, and none of its values means results were lost.
-   */
-  FlushReason: z.union([z.number(), z.string()]).default(0),
-});
-
-export const SearchReply = z.object({
-  Result: SearchStats.extend({
-    Files: z.array(FileMatch).nullish(),
-    RepoURLs: z.record(z.string(), z.string()).nullish(),
-  }),
-});
-
 const RepositoryBranch = z.object({ Name: z.string(), Version: z.string() });
 
 const Repository = z.object({
@@ -108,7 +36,7 @@ const RepoListEntry = z.object({
   Stats: RepoStats.partial().nullish(),
 });
 
-export const ListReply = z.object({
+const ListReply = z.object({
   List: z.object({
     Repos: z.array(RepoListEntry).nullish(),
     Stats: RepoStats.nullish(),
@@ -148,6 +76,8 @@ export interface Chunk {
   /** The chunk's lines without line terminators, context lines included. */
   lines: string[];
   ranges: MatchRange[];
+  /** The line each of `ranges` starts on, readable without decoding the chunk. */
+  matchLines: number[];
   /** True when the match is on the file's path rather than its content. */
   fileName: boolean;
   score: number;
@@ -245,30 +175,206 @@ function columnOf(contentBytes: Buffer, chunkStartByte: number, lineStartByte: n
   return [...contentBytes.subarray(from, to).toString('utf8')].length + 1;
 }
 
-function decodeChunk(raw: z.infer<typeof ChunkMatch>): Chunk {
-  const bytes = Buffer.from(raw.Content, 'base64');
-  const text = bytes.toString('utf8');
-  const startLine = raw.ContentStart.LineNumber;
-  // Byte offset (relative to the file) at which each chunk line starts.
-  const lineStarts: number[] = [raw.ContentStart.ByteOffset];
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) lineStarts.push(raw.ContentStart.ByteOffset + i + 1);
-  const lineStartOf = (line: number) => lineStarts[line - startLine] ?? raw.ContentStart.ByteOffset;
-  const ranges: MatchRange[] = raw.Ranges.map((r, i) => {
-    const sym = raw.SymbolInfo?.[i];
-    const range: MatchRange = {
-      line: r.Start.LineNumber,
-      column: raw.FileName
-        ? r.Start.Column
-        : columnOf(bytes, raw.ContentStart.ByteOffset, lineStartOf(r.Start.LineNumber), r.Start.ByteOffset),
-      endLine: r.End.LineNumber,
-      endColumn: raw.FileName
-        ? r.End.Column
-        : columnOf(bytes, raw.ContentStart.ByteOffset, lineStartOf(r.End.LineNumber), r.End.ByteOffset),
+/** A chunk's content and ranges as Zoekt sent them: base64, byte offsets. */
+export interface EncodedChunk {
+  content: string;
+  startByte: number;
+  /** Per range: start line, byte offset, column, then end line, byte offset, column. */
+  ranges: number[];
+  symbols: (SymbolHit | null)[] | undefined;
+}
+
+const RANGE_FIELDS = 6;
+
+/**
+ * A chunk of a Zoekt answer, decoded on first read of its lines or ranges. An answer holds every
+ * chunk of every file of the window (thousands for a common word) while a page shows a few per
+ * file: decoding only those is most of what a search costs this process.
+ */
+export class ZoektChunk implements Chunk {
+  readonly matchLines: number[];
+  /** Until decoded; dropped then. */
+  encoded: EncodedChunk | undefined;
+  private decodedLines: string[] | undefined = undefined;
+  private decodedRanges: MatchRange[] | undefined = undefined;
+
+  constructor(
+    readonly startLine: number,
+    readonly fileName: boolean,
+    readonly score: number,
+    encoded: EncodedChunk,
+  ) {
+    this.encoded = encoded;
+    const lines = new Array<number>(encoded.ranges.length / RANGE_FIELDS);
+    for (let i = 0; i < lines.length; i++) lines[i] = encoded.ranges[i * RANGE_FIELDS]!;
+    this.matchLines = lines;
+  }
+
+  get lines(): string[] {
+    this.decode();
+    return this.decodedLines!;
+  }
+
+  get ranges(): MatchRange[] {
+    this.decode();
+    return this.decodedRanges!;
+  }
+
+  /** Decodes the chunk, once: its lines and ranges replace what Zoekt sent. */
+  decode(): void {
+    const e = this.encoded;
+    if (!e) return;
+    const bytes = Buffer.from(e.content, 'base64');
+    const text = bytes.toString('utf8');
+    // All ASCII (the common case): a character is a byte, so a column is a byte distance.
+    const ascii = text.length === bytes.length;
+    let lineStarts: number[] | undefined;
+    // Byte offset (relative to the file) at which a chunk line starts.
+    const lineStartOf = (line: number) => {
+      if (!lineStarts) {
+        lineStarts = [e.startByte];
+        for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) lineStarts.push(e.startByte + i + 1);
+      }
+      return lineStarts[line - this.startLine] ?? e.startByte;
     };
-    if (sym) range.symbol = { name: sym.Sym, kind: sym.Kind, parent: sym.Parent, parentKind: sym.ParentKind };
-    return range;
+    const column = (line: number, byteOffset: number, zoektColumn: number) => {
+      if (this.fileName) return zoektColumn;
+      const lineStart = lineStartOf(line);
+      if (!ascii) return columnOf(bytes, e.startByte, lineStart, byteOffset);
+      const c = byteOffset - lineStart;
+      return c >= 0 && byteOffset - e.startByte <= bytes.length ? c + 1 : 1;
+    };
+    const r = e.ranges;
+    const ranges = new Array<MatchRange>(r.length / RANGE_FIELDS);
+    for (let k = 0; k < ranges.length; k++) {
+      const i = k * RANGE_FIELDS;
+      const range: MatchRange = { line: r[i]!, column: column(r[i]!, r[i + 1]!, r[i + 2]!), endLine: r[i + 3]!, endColumn: column(r[i + 3]!, r[i + 4]!, r[i + 5]!) };
+      const sym = e.symbols?.[k];
+      if (sym) range.symbol = sym;
+      ranges[k] = range;
+    }
+    this.decodedLines = splitLines(text);
+    this.decodedRanges = ranges;
+    this.encoded = undefined;
+  }
+}
+
+/** Decodes every chunk of `files` now. */
+export function decodeChunks(files: FileHit[]): void {
+  for (const f of files) for (const c of f.chunks) if (c instanceof ZoektChunk) c.decode();
+}
+
+/** A Zoekt answer without the shape of Zoekt's API; the message names the field. */
+export class WireShapeError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function shapeError(path: string, want: string): never {
+  throw new WireShapeError(`${path}: expected ${want}`);
+}
+function objectAt(v: unknown, path: string): Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : shapeError(path, 'an object');
+}
+/** A number field; absent takes `absent` when given (null is never a number). */
+function numberAt(o: Json, key: string, path: string, absent?: number): number {
+  const v = o[key];
+  if (typeof v === 'number') return v;
+  return v === undefined && absent !== undefined ? absent : shapeError(`${path}.${key}`, 'a number');
+}
+function stringAt(o: Json, key: string, path: string, absent?: string): string {
+  const v = o[key];
+  if (typeof v === 'string') return v;
+  return v === undefined && absent !== undefined ? absent : shapeError(`${path}.${key}`, 'a string');
+}
+function booleanAt(o: Json, key: string, path: string): boolean {
+  const v = o[key];
+  return typeof v === 'boolean' ? v : shapeError(`${path}.${key}`, 'true or false');
+}
+/** An array field that may be null or absent (Go's nil slice). */
+function listAt(o: Json, key: string, path: string): unknown[] {
+  const v = o[key];
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : shapeError(`${path}.${key}`, 'an array');
+}
+
+/** Writes a location's line, byte offset and column into `out` at `at`. */
+function locationInto(out: number[], at: number, v: unknown, path: string): void {
+  const loc = objectAt(v, path);
+  out[at] = numberAt(loc, 'LineNumber', path);
+  out[at + 1] = numberAt(loc, 'ByteOffset', path);
+  out[at + 2] = numberAt(loc, 'Column', path);
+}
+
+/** ctags information for a match that hit a symbol definition (`sym:` queries); null otherwise. */
+function symbolAt(v: unknown, path: string): SymbolHit | null {
+  if (v === null || v === undefined) return null;
+  const o = objectAt(v, path);
+  return { name: stringAt(o, 'Sym', path), kind: stringAt(o, 'Kind', path), parent: stringAt(o, 'Parent', path), parentKind: stringAt(o, 'ParentKind', path) };
+}
+
+/** A run of whole lines (base64) holding one or more matched ranges, with context lines. */
+function chunkAt(v: unknown, path: string): ZoektChunk {
+  const c = objectAt(v, path);
+  const start = objectAt(c.ContentStart, `${path}.ContentStart`);
+  const list = listAt(c, 'Ranges', path);
+  // Sized up front: an array grown by push keeps half again its length in spare room.
+  const ranges = new Array<number>(list.length * RANGE_FIELDS);
+  list.forEach((r, i) => {
+    const range = objectAt(r, `${path}.Ranges[${i}]`);
+    locationInto(ranges, i * RANGE_FIELDS, range.Start, `${path}.Ranges[${i}].Start`);
+    locationInto(ranges, i * RANGE_FIELDS + 3, range.End, `${path}.Ranges[${i}].End`);
   });
-  return { startLine, lines: splitLines(text), ranges, fileName: raw.FileName, score: raw.Score };
+  // Parallel to Ranges when the query had a sym: atom; null otherwise.
+  const symbols = c.SymbolInfo == null ? undefined : listAt(c, 'SymbolInfo', path).map((s, i) => symbolAt(s, `${path}.SymbolInfo[${i}]`));
+  return new ZoektChunk(numberAt(start, 'LineNumber', `${path}.ContentStart`), booleanAt(c, 'FileName', path), numberAt(c, 'Score', path), {
+    content: stringAt(c, 'Content', path),
+    startByte: numberAt(start, 'ByteOffset', `${path}.ContentStart`),
+    ranges,
+    symbols: symbols?.some((x) => x !== null) ? symbols : undefined,
+  });
+}
+
+function fileAt(v: unknown, path: string): FileHit {
+  const f = objectAt(v, path);
+  const branches = listAt(f, 'Branches', path).map((b, i) => (typeof b === 'string' ? b : shapeError(`${path}.Branches[${i}]`, 'a string')));
+  const hit: FileHit = {
+    repo: stringAt(f, 'Repository', path),
+    path: stringAt(f, 'FileName', path),
+    language: stringAt(f, 'Language', path, ''),
+    branches,
+    score: numberAt(f, 'Score', path),
+    chunks: listAt(f, 'ChunkMatches', path).map((c, i) => chunkAt(c, `${path}.ChunkMatches[${i}]`)),
+  };
+  const version = f.Version;
+  if (typeof version === 'string' && version) hit.version = version;
+  // The whole file (base64), only when the search asked for Whole.
+  const content = f.Content;
+  if (typeof content === 'string') {
+    const bytes = Buffer.from(content, 'base64');
+    const text = bytes.toString('utf8');
+    const skipped = bytes.length < 100 ? NOT_INDEXED.exec(text)?.[1] : undefined;
+    if (skipped) hit.notIndexed = skipped;
+    else hit.content = text;
+    if (!skipped && !isUtf8(bytes)) hit.contentNotUtf8 = true;
+  }
+  return hit;
+}
+
+/** What Zoekt tells of how the search went (api.go Stats). */
+interface WireStats {
+  /** Shards that failed, plus one while the webserver is still loading its shards. */
+  crashes: number;
+  /** Files with a match among those evaluated (before MaxDocDisplayCount cuts the list). */
+  fileCount: number;
+  /** Non-overlapping matches among those files. */
+  matchCount: number;
+  /** Shards never searched: the search was cancelled (MaxWallTime) before their turn. */
+  shardsSkipped: number;
+  /**
+   * Candidate files never evaluated: a shard stopped at ShardMaxMatchCount or at MaxWallTime.
+   * Non-zero means more matches may exist than FileCount and MatchCount say.
+   */
+  filesSkipped: number;
 }
 
 /**
@@ -277,12 +383,12 @@ function decodeChunk(raw: z.infer<typeof ChunkMatch>): Chunk {
  * ShardsSkipped (cancelled before a shard's turn), and a MatchCount past the total budget (then
  * shards not yet started were never searched, and nothing else says so).
  */
-function stopCause(r: z.infer<typeof SearchStats>, limits: MatchLimits): StopCause | undefined {
-  if (r.Crashes > 0) return { cause: 'shards_failed', shards: r.Crashes };
-  if (r.MatchCount >= limits.total) return { cause: 'match_limit', limit: limits.total };
-  if (r.FilesSkipped > 0 || r.ShardsSkipped > 0) {
+function stopCause(r: WireStats, limits: MatchLimits): StopCause | undefined {
+  if (r.crashes > 0) return { cause: 'shards_failed', shards: r.crashes };
+  if (r.matchCount >= limits.total) return { cause: 'match_limit', limit: limits.total };
+  if (r.filesSkipped > 0 || r.shardsSkipped > 0) {
     // A shard that reached its budget stops with at least that many matches of its own.
-    return r.MatchCount >= limits.shard ? { cause: 'match_limit', limit: limits.shard } : { cause: 'time_limit' };
+    return r.matchCount >= limits.shard ? { cause: 'match_limit', limit: limits.shard } : { cause: 'time_limit' };
   }
   return undefined;
 }
@@ -293,30 +399,24 @@ export interface MatchLimits {
   total: number;
 }
 
-export function decodeSearch(reply: z.infer<typeof SearchReply>, limits: MatchLimits): SearchResult {
-  const r = reply.Result;
-  const files: FileHit[] = (r.Files ?? []).map((f) => {
-    const hit: FileHit = {
-      repo: f.Repository,
-      path: f.FileName,
-      language: f.Language,
-      branches: f.Branches ?? [],
-      score: f.Score,
-      chunks: (f.ChunkMatches ?? []).map(decodeChunk),
-    };
-    if (f.Version) hit.version = f.Version;
-    if (typeof f.Content === 'string') {
-      const bytes = Buffer.from(f.Content, 'base64');
-      const text = bytes.toString('utf8');
-      const skipped = bytes.length < 100 ? NOT_INDEXED.exec(text)?.[1] : undefined;
-      if (skipped) hit.notIndexed = skipped;
-      else hit.content = text;
-      if (!skipped && !isUtf8(bytes)) hit.contentNotUtf8 = true;
-    }
-    return hit;
-  });
-  const stats: SearchStatsOut = { fileCount: r.FileCount, matchCount: r.MatchCount, durationMs: Math.round(r.Duration / 1e6) };
-  const stopped = stopCause(r, limits);
+/**
+ * An /api/search answer (api.go SearchResult), checked field by field as it is read: unknown
+ * fields are ignored, so newer Zoekt versions that add fields keep working; a missing or mistyped
+ * field we read throws WireShapeError naming it. (By hand rather than with a schema: answers run
+ * to megabytes, and this is the hot path.)
+ */
+export function decodeSearch(json: unknown, limits: MatchLimits): SearchResult {
+  const r = objectAt(objectAt(json, 'reply').Result, 'Result');
+  const files = listAt(r, 'Files', 'Result').map((f, i) => fileAt(f, `Result.Files[${i}]`));
+  const wire: WireStats = {
+    crashes: numberAt(r, 'Crashes', 'Result', 0),
+    fileCount: numberAt(r, 'FileCount', 'Result', 0),
+    matchCount: numberAt(r, 'MatchCount', 'Result', 0),
+    shardsSkipped: numberAt(r, 'ShardsSkipped', 'Result', 0),
+    filesSkipped: numberAt(r, 'FilesSkipped', 'Result', 0),
+  };
+  const stats: SearchStatsOut = { fileCount: wire.fileCount, matchCount: wire.matchCount, durationMs: Math.round(numberAt(r, 'Duration', 'Result', 0) / 1e6) };
+  const stopped = stopCause(wire, limits);
   if (stopped) stats.stopped = stopped;
   return { files, stats, truncated: false };
 }
@@ -327,7 +427,17 @@ function goTime(t: string | undefined): string | undefined {
   return t;
 }
 
-export function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
+/** An /api/list answer; throws WireShapeError when it does not have Zoekt's shape. */
+export function decodeListReply(json: unknown): RepoListResult {
+  const parsed = ListReply.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new WireShapeError(issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid');
+  }
+  return decodeList(parsed.data);
+}
+
+function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
   const l = reply.List;
   const repos: RepoInfo[] = (l.Repos ?? []).map((e) => {
     const info: RepoInfo = {

@@ -11,7 +11,7 @@ function file(i: number, lineChars = 10): FileHit {
     language: 'Go',
     branches: ['main'],
     score: 100 - i,
-    chunks: [{ startLine: 1, lines: ['x'.repeat(lineChars)], ranges: [], fileName: false, score: 1 }],
+    chunks: [{ startLine: 1, lines: ['x'.repeat(lineChars)], ranges: [], matchLines: [], fileName: false, score: 1 }],
   };
 }
 

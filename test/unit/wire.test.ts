@@ -1,0 +1,91 @@
+/**
+ * Reading Zoekt's /api/search answer: the shape is checked as it is read, and chunks are decoded
+ * only when read. Answers here are written by hand in the shape zoekt-webserver -rpc sends (the
+ * integration tests read real ones); what is checked is worked out from the text itself.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeSearch, WireShapeError, ZoektChunk, type FileHit } from '../../src/zoekt/wire.js';
+import { toFileResult } from '../../src/search/code.js';
+
+const LIMITS = { shard: 1000, total: 10_000 };
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+/** A chunk of `text` starting at line `startLine` / byte `startByte`, with matches given as [line, needle]. */
+function chunk(text: string, startLine: number, startByte: number, matches: [number, string][]) {
+  const lines = text.split('\n');
+  const lineStart = (line: number) => startByte + Buffer.byteLength(lines.slice(0, line - startLine).map((l) => `${l}\n`).join(''));
+  return {
+    Content: b64(text),
+    ContentStart: { ByteOffset: startByte, LineNumber: startLine, Column: 1 },
+    FileName: false,
+    Ranges: matches.map(([line, needle]) => {
+      const at = lines[line - startLine]!.indexOf(needle);
+      const from = lineStart(line) + Buffer.byteLength(lines[line - startLine]!.slice(0, at));
+      return {
+        Start: { ByteOffset: from, LineNumber: line, Column: 0 },
+        End: { ByteOffset: from + Buffer.byteLength(needle), LineNumber: line, Column: 0 },
+      };
+    }),
+    SymbolInfo: null,
+    Score: 1,
+  };
+}
+
+const reply = (files: unknown[], stats: Record<string, unknown> = {}) => ({ Result: { FileCount: files.length, MatchCount: 1, Duration: 2_000_000, Files: files, ...stats } });
+const file = (chunks: unknown[], extra: Record<string, unknown> = {}) => ({ FileName: 'a/b.ts', Repository: 'acme/web', Language: 'TypeScript', Score: 7, ChunkMatches: chunks, ...extra });
+
+describe('decodeSearch', () => {
+  it('reads files, stats and defaults, and leaves every chunk encoded until it is read', () => {
+    const r = decodeSearch(reply([file([chunk('const a = 1;\nreturn a;', 3, 40, [[4, 'return']])], { Language: undefined, Branches: null })]), LIMITS);
+    expect(r.stats).toEqual({ fileCount: 1, matchCount: 1, durationMs: 2 });
+    const f = r.files[0]!;
+    expect(f).toMatchObject({ repo: 'acme/web', path: 'a/b.ts', language: '', branches: [], score: 7 });
+    const c = f.chunks[0] as ZoektChunk;
+    expect(c.matchLines).toEqual([4]);
+    expect(c.encoded).toBeDefined();
+    expect(c.lines).toEqual(['const a = 1;', 'return a;']);
+    expect(c.ranges).toEqual([{ line: 4, column: 1, endLine: 4, endColumn: 7 }]);
+    expect(c.encoded).toBeUndefined();
+  });
+
+  it('counts columns in characters on lines with multi-byte text, and drops a trailing \\r', () => {
+    const text = 'const héllo = "wörld"; // 🙂 naïve\r\nnext';
+    const r = decodeSearch(reply([file([chunk(text, 10, 100, [[10, 'naïve'], [10, 'wörld']])])]), LIMITS);
+    const c = r.files[0]!.chunks[0]!;
+    const line = text.split('\n')[0]!.replace(/\r$/, '');
+    const col = (needle: string) => [...line.slice(0, line.indexOf(needle))].length + 1;
+    expect(c.lines).toEqual([line, 'next']);
+    expect(c.ranges.map((x) => [x.column, x.endColumn])).toEqual([
+      [col('naïve'), col('naïve') + [...'naïve'].length],
+      [col('wörld'), col('wörld') + [...'wörld'].length],
+    ]);
+  });
+
+  it('says which field is missing or of the wrong type', () => {
+    const bad: [unknown, string][] = [
+      [{}, 'Result: expected an object'],
+      [reply([{ ...file([]), Repository: 3 }]), 'Result.Files[0].Repository: expected a string'],
+      [reply([file([{ ...chunk('x', 1, 0, [[1, 'x']]), FileName: 'no' }])]), 'Result.Files[0].ChunkMatches[0].FileName: expected true or false'],
+      [reply([file([{ ...chunk('x', 1, 0, []), Ranges: [{ Start: { ByteOffset: 0, LineNumber: '1', Column: 1 }, End: {} }] }])]), 'Result.Files[0].ChunkMatches[0].Ranges[0].Start.LineNumber: expected a number'],
+      [reply([], { Files: {} }), 'Result.Files: expected an array'],
+      [reply([], { MatchCount: null }), 'Result.MatchCount: expected a number'],
+    ];
+    for (const [json, message] of bad) {
+      expect(() => decodeSearch(json, LIMITS), message).toThrow(WireShapeError);
+      expect(() => decodeSearch(json, LIMITS)).toThrow(message);
+    }
+  });
+
+  it('a page decodes only the chunks of the lines it shows', () => {
+    const chunks = Array.from({ length: 40 }, (_, i) => chunk(`line ${i * 10} match\nafter`, i * 10 + 1, i * 100, [[i * 10 + 1, 'match']]));
+    const hit: FileHit = decodeSearch(reply([file(chunks)]), LIMITS).files[0]!;
+    const result = toFileResult(hit, 1, 3);
+    expect(result.matches.map((m) => [m.line, m.column, m.text, m.after])).toEqual([
+      [1, 8, 'line 0 match', ['after']],
+      [11, 9, 'line 10 match', ['after']],
+      [21, 9, 'line 20 match', ['after']],
+    ]);
+    expect(result.omitted_matches).toBe(37);
+    expect(hit.chunks.map((c) => (c as ZoektChunk).encoded === undefined)).toEqual(Array.from({ length: 40 }, (_, i) => i < 3));
+  });
+});
