@@ -24,6 +24,7 @@ for step in "${steps[@]}"; do
       started=$SECONDS
       echo "setup: compiling the server" >&2
       node_modules/.bin/tsc -p tsconfig.build.json
+      node scripts/bundle.mjs
       touch dist/.built
       echo "setup: compiled in $((SECONDS - started)) s" >&2
       ;;

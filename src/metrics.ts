@@ -5,6 +5,7 @@
  * prom-client is loaded only then, so the stdio server does not pay for it at start.
  */
 import type { Registry } from 'prom-client';
+import { importCommonJs } from './cjs.js';
 
 /** Latency percentiles come from each tool's most recent calls. */
 const RESERVOIR = 1024;
@@ -106,7 +107,7 @@ export function callsInFlight(): number {
  */
 export async function enablePrometheus(): Promise<Registry> {
   if (prom) return prom.registry;
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await import('prom-client');
+  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await importCommonJs(import('prom-client'));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'zoekt_mcp_' });
   prom = {

@@ -9,8 +9,9 @@ type Undici = typeof import('undici');
 let undici: Undici | undefined;
 let loadingUndici: Promise<Undici> | undefined;
 /** undici loads with the first request: starting and answering tools/list do not wait for it. */
-const loadUndici = (): Promise<Undici> => (loadingUndici ??= import('undici').then((m) => (undici = m)));
+const loadUndici = (): Promise<Undici> => (loadingUndici ??= importCommonJs(import('undici')).then((m) => (undici = m)));
 import pRetry, { AbortError } from 'p-retry';
+import { importCommonJs } from '../cjs.js';
 import { deadlineWithin } from '../deadline.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';

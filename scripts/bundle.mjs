@@ -1,0 +1,24 @@
+// The three programs that run (the server, the serve command, the local supervisor) as bundles
+// over tsc's output in dist/: one file each plus shared chunks, instead of hundreds of modules
+// resolved and read one by one at every start. The rest of dist/ stays as tsc wrote it (the docs
+// generator and tests import single modules from it).
+import { build } from 'esbuild';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts'],
+  outbase: 'src',
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunks/[name]-[hash]',
+  // CommonJS packages bundled into ES modules call require() for Node's own modules.
+  banner: { js: "import { createRequire as __zoektMcpRequire } from 'node:module'; const require = __zoektMcpRequire(import.meta.url);" },
+  legalComments: 'none',
+  logLevel: 'warning',
+});
