@@ -33,6 +33,6 @@ describe('window cache budget in heap bytes', () => {
     // allowed for what the cache holds over what it counts (the bound above); nothing else of the
     // run stays behind (the cache's own bookkeeping keeps the room it grew to).
     expect(r.grown).toBeLessThan(r.budget * 1.2);
-    expect(r.grown - r.held).toBeLessThan(r.budget * 0.15);
+    expect(r.grown - r.held).toBeLessThan(r.budget * 0.25);
   }, 660_000);
 });
