@@ -3,10 +3,11 @@
 // resolved and read one by one at every start. The rest of dist/ stays as tsc wrote it (the docs
 // generator and tests import single modules from it).
 import { build } from 'esbuild';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts'],
   outbase: 'src',
@@ -21,4 +22,14 @@ await build({
   banner: { js: "import { createRequire as __zoektMcpRequire } from 'node:module'; const require = __zoektMcpRequire(import.meta.url);" },
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 });
+
+// Chunks of earlier builds stay a day: a server started before this build still loads its lazy
+// chunks (the HTTP stack, undici) by their old names.
+const current = new Set(Object.keys(result.metafile.outputs).map((f) => join(root, f)));
+const chunks = join(root, 'dist/chunks');
+for (const name of readdirSync(chunks)) {
+  const file = join(chunks, name);
+  if (!current.has(file) && Date.now() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
+}
