@@ -1,9 +1,10 @@
 /**
- * Zoekt's JSON wire format (zoekt-webserver -rpc: /api/search, /api/list) as zod schemas, and
- * the decoding into plain domain types. Nothing outside src/zoekt/ sees Zoekt's field names.
+ * Zoekt's JSON wire format (zoekt-webserver -rpc: /api/search, /api/list) and its decoding into
+ * plain domain types. Nothing outside src/zoekt/ sees Zoekt's field names. /api/list is read
+ * through a zod schema; /api/search, whose answers run to megabytes, by hand (decodeSearch).
  *
- * Field meanings follow zoekt's api.go. Unknown fields are ignored (zod strips them), so newer
- * Zoekt versions that add fields keep working; missing required fields fail loudly.
+ * Field meanings follow zoekt's api.go. Unknown fields are ignored, so newer Zoekt versions that
+ * add fields keep working; missing required fields fail loudly.
  */
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
