@@ -72,8 +72,9 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   let text = args.literal ? args.query : args.query.trim();
   let mode = args.case_sensitive ?? 'auto';
   if (!args.literal) {
-    checkQueryBounds(normalizeWhitespace(text));
-    const lifted = liftCase(normalizeWhitespace(text));
+    const normalized = normalizeWhitespace(text);
+    checkQueryBounds(normalized);
+    const lifted = liftCase(normalized);
     if (lifted.mode !== undefined) {
       if (args.case_sensitive !== undefined && args.case_sensitive !== 'auto' && args.case_sensitive !== lifted.mode) {
         throw invalidArgument(

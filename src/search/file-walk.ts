@@ -29,8 +29,6 @@ export interface FileWalkRequest {
   contextLines?: number;
   /** Whether pages need the files' matched lines (search_code) or only their names (search_files). */
   content: boolean;
-  /** Pages read every chunk of every file (find_references): see WindowRequest.decodeAll. */
-  decodeAll?: boolean;
   signal?: AbortSignal | undefined;
 }
 
@@ -81,7 +79,7 @@ const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
 
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
-  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, decodeAll: req.decodeAll ?? false };
+  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0 };
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.

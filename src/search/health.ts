@@ -46,17 +46,17 @@ export const HealthOutput = z.object({
 });
 export type HealthOutput = z.infer<typeof HealthOutput>;
 
+const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 1000 : 0);
+
 function callFigures(): HealthOutput['calls'] {
   const { hits, misses } = cacheLookups();
   const lookups = hits + misses;
   return {
     in_flight: callsInFlight(),
     tools: toolLatencies(),
-    cache: { hits, misses, ...(lookups ? { hit_rate: Math.round((hits / lookups) * 1000) / 1000 } : {}) },
+    cache: { hits, misses, ...(lookups ? { hit_rate: share(hits, lookups) } : {}) },
   };
 }
-
-const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 1000 : 0);
 
 function symbolCoverage(repos: RepoInfo[]): { repos: number; files: number } {
   const withSymbols = repos.filter((r) => r.hasSymbols);

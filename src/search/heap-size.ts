@@ -78,7 +78,7 @@ function decodedBytes(lines: string[], ranges: MatchRange[]): number {
 /** A chunk of an answer holds its encoded form until first read, its decoded form after. */
 function chunkBytes(c: Chunk): number {
   if (!(c instanceof ZoektChunk)) return objectBytes(6) + numberBytes(c.score) + arrayBytes(c.matchLines.length) + decodedBytes(c.lines, c.ranges);
-  let bytes = objectBytes(7) + numberBytes(c.score) + arrayBytes(c.matchLines.length);
+  let bytes = objectBytes(6) + numberBytes(c.score);
   if (c.encoded) bytes += encodedBytes(c.encoded);
   else bytes += decodedBytes(c.lines, c.ranges);
   return bytes;
@@ -110,12 +110,6 @@ export function derivedBytes(value: unknown, seen = new Set<object>()): number {
   if (Array.isArray(value)) {
     let bytes = arrayBytes(value.length);
     for (const v of value) bytes += derivedBytes(v, seen);
-    return bytes;
-  }
-  if (value instanceof Map || value instanceof Set || value instanceof WeakMap) {
-    // A hash table: a header, and about three slots per entry.
-    let bytes = OBJECT + 64;
-    if (!(value instanceof WeakMap)) for (const [k, v] of value.entries()) bytes += 3 * POINTER + derivedBytes(k, seen) + derivedBytes(v, seen);
     return bytes;
   }
   const entries = Object.entries(value);

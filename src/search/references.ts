@@ -131,7 +131,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
   let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
   let counted = { lines: 0, files: 0, exact: false };
-  const walk = { query: usagesQuery, contextLines, content: true, decodeAll: true, signal };
+  const walk = { query: usagesQuery, contextLines, content: true, signal };
   // Every usage line is counted when the files with matches are few enough to fetch in one
   // search (often the window the walk already holds); otherwise the lines of the best-ranked
   // files the walk fetched are a lower bound.
@@ -139,7 +139,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
     const window =
       step.ranked.exhausted || step.total > EXACT_COUNT_FILES
         ? step.ranked
-        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1, decodeAll: true });
+        : await searcher.window({ query: usagesQuery, contextLines, signal, size: step.total + 1 });
     // Later pages count the same window again: once per window and set of definitions is enough.
     const counts = derived(window, `usages\u0000${definitions}`, () => {
       const c = { lines: 0, files: 0 };

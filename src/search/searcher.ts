@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ToolError } from '../errors.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
-import { decodeChunks, type FileHit, type RepoListResult } from '../zoekt/wire.js';
+import type { FileHit, RepoListResult } from '../zoekt/wire.js';
 import { CursorSigner, processCursorSecret } from './cursor.js';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
@@ -49,11 +49,6 @@ export interface WindowRequest {
   fresh?: boolean;
   /** The cache key, when it is not the query's ranked files (a listing, a block of a walk). */
   key?: string;
-  /**
-   * The caller reads every chunk of every file (symbols, references): they are decoded before
-   * the window is measured for the cache, so the cache counts what it will hold.
-   */
-  decodeAll?: boolean;
 }
 
 const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
@@ -106,7 +101,6 @@ export class Searcher {
     });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
-    if (req.decodeAll) decodeChunks(files);
     const window: Window = { files, size: req.size, exhausted: !result.truncated, stats: result.stats };
     // An answer with a backend or shard missing is not kept: the next page asks again.
     const cause = result.stats.stopped?.cause;

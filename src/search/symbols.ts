@@ -266,7 +266,7 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern): 
 export async function candidateFiles(searcher: Searcher, query: string, fresh: boolean, signal?: AbortSignal): Promise<{ files: FileHit[]; window: Window }> {
   let window: Window | undefined;
   for (const size of FILE_WINDOWS) {
-    window = await searcher.window({ query, size, signal, fresh, decodeAll: true });
+    window = await searcher.window({ query, size, signal, fresh });
     if (window.exhausted) break;
   }
   return { files: window!.files, window: window! };

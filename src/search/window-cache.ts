@@ -44,7 +44,7 @@ export class WindowCache {
   constructor(opts: WindowCacheOptions = WINDOW_CACHE_DEFAULTS) {
     this.lru =
       opts.maxBytes > 0
-        ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs, sizeCalculation: (w, key) => windowBytes(w) + entryBytes(key) })
+        ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs })
         : undefined;
   }
 
@@ -67,14 +67,16 @@ export class WindowCache {
     const old = this.lru.peek(key);
     // Keep the larger window: it answers every request the smaller one could.
     if (old && !window.exhausted && (old.exhausted || old.size >= window.size)) return;
-    if (windowBytes(window) + entryBytes(key) > (this.lru.maxSize ?? 0)) return;
-    this.lru.set(key, window);
+    const size = windowBytes(window) + entryBytes(key);
+    if (size > (this.lru.maxSize ?? 0)) return;
+    this.lru.set(key, window, { size });
     // A value worked out from the window later makes the entry larger: count it, which may evict others.
     resized.set(window, () => {
       if (this.lru?.peek(key) !== window) return;
       // lru-cache sizes an entry when it is set with a new value only: take it out and put it back.
       this.lru.delete(key);
-      if (windowBytes(window) + entryBytes(key) <= (this.lru.maxSize ?? 0)) this.lru.set(key, window);
+      const size = windowBytes(window) + entryBytes(key);
+      if (size <= (this.lru.maxSize ?? 0)) this.lru.set(key, window, { size });
     });
   }
 

@@ -133,6 +133,7 @@ export class ZoektClient {
 
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = deadlineWithin(Date.now() + this.timeoutMs);
+    checkSentQuery(req.query);
     let limits = this.matchLimits;
     for (let retry = 0; ; retry++) {
       try {
@@ -149,7 +150,6 @@ export class ZoektClient {
   }
 
   private async searchWithin(req: SearchRequest, limits: MatchLimits, deadline: number): Promise<SearchResult> {
-    checkSentQuery(req.query);
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
       MaxDocDisplayCount: req.maxDocs,

@@ -78,7 +78,7 @@ export interface Chunk {
   lines: string[];
   ranges: MatchRange[];
   /** The line each of `ranges` starts on, readable without decoding the chunk. */
-  matchLines: number[];
+  readonly matchLines: number[];
   /** True when the match is on the file's path rather than its content. */
   fileName: boolean;
   score: number;
@@ -169,11 +169,12 @@ export function splitLines(content: string): string[] {
  * Zoekt reports Column in runes; we recompute it from the byte offset so the figure is right
  * however the server counts, and so that it counts characters (code points) as the contract says.
  */
-function columnOf(contentBytes: Buffer, chunkStartByte: number, lineStartByte: number, byteOffset: number): number {
+function columnOf(contentBytes: Buffer, chunkStartByte: number, lineStartByte: number, byteOffset: number, ascii: boolean): number {
   const from = lineStartByte - chunkStartByte;
   const to = byteOffset - chunkStartByte;
   if (from < 0 || to < from || to > contentBytes.length) return 1;
-  return [...contentBytes.subarray(from, to).toString('utf8')].length + 1;
+  // All ASCII (the common case): a character is a byte, so a column is a byte distance.
+  return (ascii ? to - from : [...contentBytes.subarray(from, to).toString('utf8')].length) + 1;
 }
 
 /** A chunk's content and ranges as Zoekt sent them: base64, byte offsets. */
@@ -193,7 +194,6 @@ const RANGE_FIELDS = 6;
  * file: decoding only those is most of what a search costs this process.
  */
 export class ZoektChunk implements Chunk {
-  readonly matchLines: number[];
   /** Until decoded; dropped then. */
   encoded: EncodedChunk | undefined;
   private decodedLines: string[] | undefined = undefined;
@@ -206,9 +206,14 @@ export class ZoektChunk implements Chunk {
     encoded: EncodedChunk,
   ) {
     this.encoded = encoded;
-    const lines = new Array<number>(encoded.ranges.length / RANGE_FIELDS);
-    for (let i = 0; i < lines.length; i++) lines[i] = encoded.ranges[i * RANGE_FIELDS]!;
-    this.matchLines = lines;
+  }
+
+  get matchLines(): number[] {
+    const e = this.encoded;
+    if (!e) return this.decodedRanges!.map((r) => r.line);
+    const lines = new Array<number>(e.ranges.length / RANGE_FIELDS);
+    for (let i = 0; i < lines.length; i++) lines[i] = e.ranges[i * RANGE_FIELDS]!;
+    return lines;
   }
 
   get lines(): string[] {
@@ -227,7 +232,6 @@ export class ZoektChunk implements Chunk {
     if (!e) return;
     const bytes = Buffer.from(e.content, 'base64');
     const text = bytes.toString('utf8');
-    // All ASCII (the common case): a character is a byte, so a column is a byte distance.
     const ascii = text.length === bytes.length;
     let lineStarts: number[] | undefined;
     // Byte offset (relative to the file) at which a chunk line starts.
@@ -239,11 +243,7 @@ export class ZoektChunk implements Chunk {
       return lineStarts[line - this.startLine] ?? e.startByte;
     };
     const column = (line: number, byteOffset: number, zoektColumn: number) => {
-      if (this.fileName) return zoektColumn;
-      const lineStart = lineStartOf(line);
-      if (!ascii) return columnOf(bytes, e.startByte, lineStart, byteOffset);
-      const c = byteOffset - lineStart;
-      return c >= 0 && byteOffset - e.startByte <= bytes.length ? c + 1 : 1;
+      return this.fileName ? zoektColumn : columnOf(bytes, e.startByte, lineStartOf(line), byteOffset, ascii);
     };
     const r = e.ranges;
     const ranges = new Array<MatchRange>(r.length / RANGE_FIELDS);
@@ -258,11 +258,6 @@ export class ZoektChunk implements Chunk {
     this.decodedRanges = ranges;
     this.encoded = undefined;
   }
-}
-
-/** Decodes every chunk of `files` now. */
-export function decodeChunks(files: FileHit[]): void {
-  for (const f of files) for (const c of f.chunks) if (c instanceof ZoektChunk) c.decode();
 }
 
 /** A Zoekt answer without the shape of Zoekt's API; the message names the field. */
