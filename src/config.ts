@@ -632,8 +632,6 @@ function loadHttp(
     return undefined;
   }
   const host = pick('host');
-  const port = pick('port');
-  const timeout = pick('shutdown-timeout-ms');
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
   const hosts = pick('allowed-hosts');
@@ -643,10 +641,10 @@ function loadHttp(
   };
   const http: HttpConfig = {
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
-    port: port ? parseBounded('port', ...port) : HTTP_DEFAULTS.port,
+    port: bounded('port', HTTP_DEFAULTS.port),
     allowedOrigins: [],
     allowedHosts: [],
-    shutdownTimeoutMs: timeout ? parseBounded('shutdown-timeout-ms', ...timeout) : HTTP_DEFAULTS.shutdownTimeoutMs,
+    shutdownTimeoutMs: bounded('shutdown-timeout-ms', HTTP_DEFAULTS.shutdownTimeoutMs),
     headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
     requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
     keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),

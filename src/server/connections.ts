@@ -15,20 +15,20 @@ import { HttpError } from './http-io.js';
  * Connections past the cap are still accepted, up to this many more, so that they get a readable
  * 503 instead of a reset; past that the kernel's accept is answered by closing at once.
  */
-export const REFUSAL_HEADROOM = 64;
+const REFUSAL_HEADROOM = 64;
 
-export type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'>;
+type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'>;
 
 /** The options node:http takes at creation for these limits. */
 export function serverTimeouts(limits: Limits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
-  const headersTimeout = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
+  // The configuration keeps headersTimeoutMs within requestTimeoutMs.
   return {
-    headersTimeout,
+    headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // node checks the two timeouts on this interval (30 s by default), so a timeout is kept to
     // within a quarter of itself rather than to within 30 s.
-    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
   };
 }
 
@@ -36,7 +36,7 @@ export function serverTimeouts(limits: Limits): { headersTimeout: number; reques
  * Counts the open connections of `server` and marks the ones past the cap. Returns the check the
  * request handler makes first: a request on a marked connection is refused with 503.
  */
-export function limitConnections(server: Server, limits: Limits, log: Logger): { refuseIfOver(res: ServerResponse, socket: Socket, mcp: boolean): void; readonly open: number } {
+export function limitConnections(server: Server, limits: Limits, log: Logger): { refuseIfOver(res: ServerResponse, socket: Socket, mcp: boolean): void } {
   const over = new WeakSet<Socket>();
   /** The answer being written on each connection, so a late timeout never writes over it. */
   const answering = new WeakMap<Socket, ServerResponse>();
@@ -59,7 +59,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger): {
     if (socket.writable && !res?.headersSent) {
       const [status, reason, code, message] =
         err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in time (headers within ${serverTimeouts(limits).headersTimeout} ms, all of it within ${limits.requestTimeoutMs} ms)`]
+          ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, all of it within ${limits.requestTimeoutMs} ms)`]
           : err.code === 'HPE_HEADER_OVERFLOW'
             ? [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request headers are too large']
             : [400, 'Bad Request', 'BAD_REQUEST', 'the request is not valid HTTP/1.1'];
@@ -82,9 +82,6 @@ export function limitConnections(server: Server, limits: Limits, log: Logger): {
         connection: 'close',
         'retry-after': '1',
       });
-    },
-    get open() {
-      return open;
     },
   };
 }

@@ -73,15 +73,17 @@ export class Dispatcher {
       const local = localAnswer(tool.name, input, out);
       if (local.error) throw local.error;
       const text = tool.render(out, input);
-      this.o.log.info('tool call', { tool: tool.name, callId, ms: Date.now() - arrived });
-      recordToolCall(tool.name, Date.now() - arrived, 'ok');
+      const ms = Date.now() - arrived;
+      this.o.log.info('tool call', { tool: tool.name, callId, ms });
+      recordToolCall(tool.name, ms, 'ok');
       return successResult(out, local.note ? `${text}\n${local.note}` : text);
     } catch (err) {
       const result = errorResult((tool && localError(tool.name, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
-      this.o.log.warn('tool error', { tool: toolName, callId, ms: Date.now() - arrived, code: error.code, message: error.message });
+      const ms = Date.now() - arrived;
+      this.o.log.warn('tool error', { tool: toolName, callId, ms, code: error.code, message: error.message });
       // A name that is no tool is counted under one label: callers choose names, and labels are kept forever.
-      recordToolCall(tool?.name ?? '(unknown)', Date.now() - arrived, error.code);
+      recordToolCall(tool?.name ?? '(unknown)', ms, error.code);
       return result;
     } finally {
       leave();

@@ -63,10 +63,7 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   let nextId = 0;
 
   /** The body of an MCP POST: one JSON-RPC message or a bounded batch, or a JSON-RPC error. */
-  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody & { body: unknown }> => {
-    const body = parseJsonRpcText(await readBody(req));
-    return { ...checkJsonRpcBody(body, config.maxBatch), body };
-  };
+  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody> => checkJsonRpcBody(parseJsonRpcText(await readBody(req)), config.maxBatch);
 
   const answerPost = mcpPostHandler(deps);
   const streamable: Handler = async (req, res) => {

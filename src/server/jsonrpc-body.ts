@@ -6,11 +6,7 @@
  * those gets a JSON-RPC error that says what was wrong, and a batch is bounded so that one HTTP
  * request cannot carry more work than a few calls.
  */
-import { isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-/** JSON-RPC 2.0's own codes. */
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
+import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** An answer to a body that is not a JSON-RPC message or batch: HTTP 400 with a JSON-RPC error. */
 export class JsonRpcBodyError extends Error {
@@ -38,7 +34,7 @@ export function parseJsonRpcText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new JsonRpcBodyError(PARSE_ERROR, 'Parse error: the request body is not valid JSON; send one JSON-RPC 2.0 message object, or an array of them');
+    throw new JsonRpcBodyError(ErrorCode.ParseError, 'Parse error: the request body is not valid JSON; send one JSON-RPC 2.0 message object, or an array of them');
   }
 }
 
@@ -46,19 +42,19 @@ export function parseJsonRpcText(text: string): unknown {
 export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
   const batch = Array.isArray(body);
   const items: unknown[] = batch ? body : [body];
-  if (batch && items.length === 0) throw new JsonRpcBodyError(INVALID_REQUEST, 'Invalid Request: the batch is empty; send at least one JSON-RPC message');
+  if (batch && items.length === 0) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, 'Invalid Request: the batch is empty; send at least one JSON-RPC message');
   if (items.length > maxBatch) {
-    throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: the batch has ${items.length} messages and this server takes at most ${maxBatch} per HTTP request; split it`);
+    throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: the batch has ${items.length} messages and this server takes at most ${maxBatch} per HTTP request; split it`);
   }
   const messages: JSONRPCMessage[] = [];
   const ids = new Set<string | number>();
   items.forEach((item, i) => {
     const where = batch ? `message ${i} of the batch` : 'the body';
     const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
+    if (!parsed.success) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
     const message = parsed.data;
     if (isJSONRPCRequest(message)) {
-      if (ids.has(message.id)) throw new JsonRpcBodyError(INVALID_REQUEST, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
+      if (ids.has(message.id)) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
       ids.add(message.id);
     }
     messages.push(message);

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
+  ErrorCode,
   InitializeRequestSchema,
   isJSONRPCRequest,
   LATEST_PROTOCOL_VERSION,
@@ -20,8 +21,6 @@ import {
 import { dispatcherFor, INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO, type ServerDeps } from './build.js';
 import { sendJson } from './http-io.js';
 
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
 /** The code the SDK transport uses for its HTTP-level refusals. */
 const TRANSPORT_ERROR = -32000;
 
@@ -51,7 +50,7 @@ export function mcpHeadersOk(req: IncomingMessage, res: ServerResponse): boolean
 }
 
 /** `arrived`: when the request came in, before its body was read: every call's deadline counts from it. */
-export type McpPostHandler = (req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean, arrived: number) => Promise<void>;
+type McpPostHandler = (req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean, arrived: number) => Promise<void>;
 
 export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
   const dispatcher = dispatcherFor(deps);
@@ -63,7 +62,7 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
     switch (m.method) {
       case 'initialize': {
         if (!InitializeRequestSchema.safeParse(m).success) {
-          return fail(INVALID_PARAMS, 'Invalid params: initialize needs protocolVersion (a string), capabilities (an object) and clientInfo ({ name, version })');
+          return fail(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion (a string), capabilities (an object) and clientInfo ({ name, version })');
         }
         const asked = params.protocolVersion as string;
         // The SDK's negotiation: the client's version when supported, else the latest.
@@ -81,18 +80,18 @@ export function mcpPostHandler(deps: ServerDeps): McpPostHandler {
       case 'logging/setLevel':
         // Accepted as the SDK does; a stateless request has no later messages to filter.
         if (!LoggingLevelSchema.safeParse(params.level).success) {
-          return fail(INVALID_PARAMS, `Invalid params: level must be one of ${LoggingLevelSchema.options.join(', ')}`);
+          return fail(ErrorCode.InvalidParams, `Invalid params: level must be one of ${LoggingLevelSchema.options.join(', ')}`);
         }
         return ok({});
       default:
-        return fail(METHOD_NOT_FOUND, 'Method not found');
+        return fail(ErrorCode.MethodNotFound, 'Method not found');
     }
   };
 
   return async (req, res, messages, batch, arrived) => {
     const initializing = messages.some((m) => isJSONRPCRequest(m) && m.method === 'initialize');
     if (initializing && messages.length > 1) {
-      refuse(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+      refuse(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed');
       return;
     }
     // After initialize every request may name its protocol version; one this server does not speak is refused.

@@ -4,6 +4,7 @@
  * rebinding: the page's own origin (`http://evil.example`) is sent, whatever address it resolved to.
  */
 import { isIP } from 'node:net';
+import { LOOPBACK_HOSTS } from './hosts.js';
 
 /** 127.0.0.0/8, ::1 (also as IPv4-mapped ::ffff:127.x.x.x) and the name localhost. */
 export function isLoopbackHost(host: string): boolean {
@@ -28,7 +29,7 @@ export interface OriginPattern {
 }
 
 /** Loopback origins: on a loopback bind, local browser clients (an MCP inspector, say) may call. */
-export const LOOPBACK_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*', 'https://localhost:*', 'https://127.0.0.1:*', 'https://[::1]:*'];
+export const LOOPBACK_ORIGINS = ['http', 'https'].flatMap((scheme) => LOOPBACK_HOSTS.map((host) => `${scheme}://${host}:*`));
 
 /** Parses `scheme://host[:port|:*]`; throws with the reason for anything else. */
 export function parseOriginPattern(text: string): OriginPattern {

@@ -74,15 +74,6 @@ function leanOutput(field: Record<string, unknown>, listed: boolean): Record<str
  * what handlers return; the JSON Schema advertised is its lean form (no prose, no default bounds).
  */
 export function advertisedOutput(output: z.ZodObject): z.ZodObject {
-  let advertised = advertisedOutputs.get(output);
-  if (!advertised) advertisedOutputs.set(output, (advertised = leanAdvertised(output)));
-  return advertised;
-}
-
-/** Worked out once per tool and process: an HTTP server built per request reuses it. */
-const advertisedOutputs = new WeakMap<z.ZodObject, z.ZodObject>();
-
-function leanAdvertised(output: z.ZodObject): z.ZodObject {
   const required = Object.entries(output.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
