@@ -83,20 +83,10 @@ export async function pruneShadow(paths: IndexerPaths, e: RepoEntry, codeBytes: 
  * indexer runs (the supervisor is the index folder's only writer, and indexes one at a time).
  */
 export function sweep(paths: IndexerPaths, listed: { name: string; dir: string }[], leftovers: boolean): string[] {
-  const removed: string[] = [];
-  let shards: string[] = [];
-  try {
-    shards = readdirSync(paths.index);
-  } catch {
-    // no index yet
-  }
-  for (const f of shards) {
-    const shard = /\.zoekt(\.meta)?$/.test(f);
-    if ((shard && !listed.some((e) => isShardOf(f, e.name))) || (leftovers && f.endsWith('.tmp'))) {
-      rmSync(join(paths.index, f), { force: true });
-      removed.push(f);
-    }
-  }
+  const removed = removeIndexFiles(
+    paths.index,
+    (f) => (/\.zoekt(\.meta)?$/.test(f) && !listed.some((e) => isShardOf(f, e.name))) || (leftovers && f.endsWith('.tmp')),
+  );
   const keep = new Set(listed.map((e) => basename(shadowDir(paths, e))));
   let shadows: string[] = [];
   try {
@@ -251,19 +241,19 @@ export function isShardOf(f: string, name: string, meta = true): boolean {
 
 /** Deletes the shards of a repository (it left the list); Zoekt drops them from its answers. */
 export function removeShards(indexDir: string, name: string): string[] {
-  const removed: string[] = [];
+  return removeIndexFiles(indexDir, (f) => isShardOf(f, name));
+}
+
+/** Removes the files of the index folder that `remove` picks; returns their names. */
+function removeIndexFiles(indexDir: string, remove: (file: string) => boolean): string[] {
   let files: string[] = [];
   try {
     files = readdirSync(indexDir);
   } catch {
-    return removed;
+    return []; // no index yet
   }
-  for (const f of files) {
-    if (isShardOf(f, name)) {
-      rmSync(join(indexDir, f), { force: true });
-      removed.push(f);
-    }
-  }
+  const removed = files.filter(remove);
+  for (const f of removed) rmSync(join(indexDir, f), { force: true });
   return removed;
 }
 

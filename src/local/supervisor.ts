@@ -192,10 +192,10 @@ export class Supervisor {
    */
   private async stopLeftoverIndexer(): Promise<void> {
     const file = indexerPidFile(this.paths);
-    const pid = Number(existsSync(file) ? readFileSync(file, 'utf8').trim() : NaN);
-    if (Number.isInteger(pid) && pid > 0 && alive(pid) && procCmdline(pid).includes(` -index ${this.paths.index} `)) {
-      say(`stopping zoekt-git-index ${pid}, left by an earlier supervisor`);
-      await stopProcess(pid);
+    const left = this.leftover(file);
+    if (left) {
+      say(`stopping zoekt-git-index ${left.pid}, left by an earlier supervisor`);
+      await stopProcess(left.pid);
     }
     rmSync(file, { force: true });
   }
@@ -258,7 +258,7 @@ export class Supervisor {
       if (now && now.name === saved.name) continue;
       const removed = removeShards(this.paths.index, saved.name);
       say(`${saved.name} (${dir}) left the list: removed ${removed.length} shard file(s)`);
-      rmSync(shadowDir(this.paths, { dir } as RepoEntry), { recursive: true, force: true });
+      rmSync(shadowDir(this.paths, { dir }), { recursive: true, force: true });
       delete this.state.repos[dir];
       changed = true;
     }
@@ -419,14 +419,23 @@ export class Supervisor {
     return join(this.opts.data, 'zoekt-webserver.pid');
   }
 
+  /** The live process a pid file names, if it works on this folder's index (pids are reused). */
+  private leftover(pidFile: string): { pid: number; cmdline: string } | undefined {
+    const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : NaN);
+    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return undefined;
+    const cmdline = procCmdline(pid);
+    return cmdline.includes(` -index ${this.paths.index} `) ? { pid, cmdline } : undefined;
+  }
+
   /** Starts zoekt-webserver, or adopts the one a previous supervisor of this folder left running. */
   private async startZoekt(): Promise<void> {
     let port = this.opts.port;
     // A zoekt-webserver of this data folder left running by a supervisor that died: adopt it, so
     // that clients keep their URL and no webserver is left behind.
-    const pid = Number(existsSync(this.pidFile) ? readFileSync(this.pidFile, 'utf8').trim() : NaN);
-    if (Number.isInteger(pid) && pid > 0 && alive(pid) && procCmdline(pid).includes(` -index ${this.paths.index} `)) {
-      const listen = /-listen 127\.0\.0\.1:(\d+)/.exec(procCmdline(pid))?.[1];
+    const left = this.leftover(this.pidFile);
+    if (left) {
+      const { pid } = left;
+      const listen = /-listen 127\.0\.0\.1:(\d+)/.exec(left.cmdline)?.[1];
       const url = `http://127.0.0.1:${listen}`;
       if (listen && (port === 0 || Number(listen) === port) && (await this.answers(url))) {
         say(`adopting zoekt-webserver ${pid} at ${url}`);
@@ -518,15 +527,7 @@ export class Supervisor {
     // successor cannot start before, and so never adopts a webserver that is being stopped.
     if (this.ownsZoekt) {
       const pid = this.zoekt?.pid ?? this.adoptedPid;
-      if (pid) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // gone already
-        }
-        for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
-        if (alive(pid)) process.kill(pid, 'SIGKILL');
-      }
+      if (pid) await stopProcess(pid);
       rmSync(this.pidFile, { force: true });
     }
     process.exit(0);
