@@ -13,7 +13,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
 import { call, failed, ok, textOf } from '../support/mcp.js';
-import { FIXTURES, ROOT } from '../support/zoekt.js';
+import { FIXTURES, procState, ROOT } from '../support/zoekt.js';
 
 let work: string;
 beforeAll(() => {
@@ -109,7 +109,7 @@ describe('a set-up machine', () => {
       expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
       await c.close();
       expect(await supervisorGone(data)).toBe(true);
-      await waitFor('its Zoekt stopped', async () => !existsSync(`/proc/${zoektPid}`) || readFileSync(`/proc/${zoektPid}/stat`, 'utf8').includes(') Z'));
+      await waitFor('its Zoekt stopped', async () => ['gone', 'Z'].includes(procState(zoektPid)));
     } finally {
       await c.close().catch(() => undefined);
     }
@@ -305,7 +305,7 @@ describe('a first index', () => {
         const st = await supervisorStatus(data);
         return st && st.pid !== first.pid;
       });
-      await waitFor('the orphan indexer stopped', async () => !existsSync(`/proc/${indexer}`) || readFileSync(`/proc/${indexer}/stat`, 'utf8').includes(') Z'));
+      await waitFor('the orphan indexer stopped', async () => ['gone', 'Z'].includes(procState(indexer)));
       expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toContain(`stopping zoekt-git-index ${indexer}, left by an earlier supervisor`);
       rmSync(gate);
       await allIndexed(c.client);

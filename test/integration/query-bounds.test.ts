@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { QUERY_LIMITS } from '../../src/zoekt/query-bounds.js';
 import { call, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
 import { startWebserver, type RunningZoekt } from '../support/zoekt.js';
+import { nested } from '../support/refusals.js';
 
 let zoekt: RunningZoekt;
 let mcp: Connected;
@@ -34,8 +35,6 @@ function cpuTicks(pid: number): number {
 const WATCH_MS = 1500;
 /** Ticks an idle zoekt-webserver may still spend (its Go runtime, a shard poll). */
 const IDLE_MARGIN_TICKS = 5;
-
-const nested = (depth: number, inner: string, open: string, close: string) => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 
 describe('queries too complex for Zoekt', () => {
   it.each([

@@ -12,15 +12,10 @@
  * - where both parse, we see as many terms as Zoekt has atoms (a term ends where Zoekt's does).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkGrouping, normalizeWhitespace, tokenize } from '../../src/zoekt/query-syntax.js';
-import { ROOT } from '../support/zoekt.js';
-
-const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
-const PARSER = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools'), 'zoekt-parse', version, 'zoekt-parse');
+import { ZOEKT_PARSE as PARSER } from '../support/zoekt.js';
 const SENTINEL = 'zzsentinelzz';
 const SEED = 15_2026;
 const RUNS = 4000;

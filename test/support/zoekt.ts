@@ -21,6 +21,8 @@ function pinnedVersion(): string {
 
 export const TOOLS_DIR = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
 export const ZOEKT_BIN = join(TOOLS_DIR, 'zoekt', pinnedVersion(), 'bin');
+/** Zoekt's own query parser at the pinned version, built by scripts/setup.sh parser (the global setup runs it). */
+export const ZOEKT_PARSE = join(TOOLS_DIR, 'zoekt-parse', pinnedVersion(), 'zoekt-parse');
 /** hadolint and shellcheck, installed by scripts/setup.sh lint (the global setup runs it). */
 export const LINT_BIN = join(TOOLS_DIR, 'lint', 'bin');
 export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
@@ -151,7 +153,8 @@ export interface RunningZoekt {
   state(): string;
 }
 
-function procState(pid: number | undefined): string {
+/** A process's state letter from /proc (R, S, T for stopped, Z for a zombie …), or 'gone'. */
+export function procState(pid: number | undefined): string {
   try {
     return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1] ?? '?';
   } catch {

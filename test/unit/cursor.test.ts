@@ -2,19 +2,15 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { CursorSigner } from '../../src/search/cursor.js';
+import { toolErrorOf } from '../support/refusals.js';
 
 const args = { query: 'foo', limit: 10, paths: ['src/'] };
 const SECRET = 's'.repeat(32);
 
 function refusal(fn: () => unknown): ToolError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ToolError);
-    expect((err as ToolError).code).toBe('INVALID_CURSOR');
-    return err as ToolError;
-  }
-  throw new Error('expected a ToolError');
+  const err = toolErrorOf(fn);
+  expect(err.code).toBe('INVALID_CURSOR');
+  return err;
 }
 
 const decoded = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { isGlob, nameGlobToRegex, pathGlobToRegex, repoGlobToRegex } from '../../src/search/globs.js';
+import { toolErrorOf } from '../support/refusals.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);
 
@@ -83,15 +84,9 @@ describe('nameGlobToRegex', () => {
 
 describe('classes that would make an invalid regex', () => {
   it.each(['[!]', '[]', '[^]', 'src/[!]/*.ts', '[z-a].go', '[a-\\\\].txt', 'x[!9-0]'])('%s is refused, naming the glob', (glob) => {
-    let error: unknown;
-    try {
-      pathGlobToRegex(glob);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ToolError);
-    expect((error as ToolError).code).toBe('INVALID_ARGUMENT');
-    expect((error as ToolError).message).toContain(`'${glob}'`);
+    const error = toolErrorOf(() => pathGlobToRegex(glob));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain(`'${glob}'`);
     expect(() => nameGlobToRegex(glob)).toThrow(ToolError);
   });
 

@@ -2,18 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { checkQueryBounds, checkRegexBounds, checkSentQuery, groupDepth, QUERY_LIMITS, regexShape } from '../../src/zoekt/query-bounds.js';
 import { tokenize } from '../../src/zoekt/query-syntax.js';
+import { nested, toolErrorOf } from '../support/refusals.js';
 
-const nested = (depth: number, inner = 'a', open = '( ', close = ' )') => `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
-
-function refusal(run: () => void): ToolError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ToolError);
-    return e as ToolError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('checkQueryBounds', () => {
   it('accepts the queries people write', () => {
@@ -38,7 +28,7 @@ describe('checkQueryBounds', () => {
     ['negated groups', nested(3, 'a', '-( ', ' )')],
     ['groups with regex groups inside', nested(8, '(a|b)', '( (x) or ', ' )')],
   ])('refuses deep nesting (%s), naming the limit', (_what, query) => {
-    const err = refusal(() => checkQueryBounds(query));
+    const err = toolErrorOf(() => checkQueryBounds(query));
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.message).toMatch(new RegExp(`levels deep .*more than the ${QUERY_LIMITS.groupDepth} accepted`));
     expect(err.hint).toMatch(/'a or \( b or c \)' is 'a or b or c'/);
@@ -51,13 +41,13 @@ describe('checkQueryBounds', () => {
 
   it('refuses too many terms, alternatives, repeats of repeats and characters', () => {
     const words = (n: number, sep: string) => Array.from({ length: n }, (_, i) => `w${i}`).join(sep);
-    expect(refusal(() => checkQueryBounds(words(QUERY_LIMITS.terms + 1, ' '))).message).toMatch(/65 terms, more than the 64 accepted/);
+    expect(toolErrorOf(() => checkQueryBounds(words(QUERY_LIMITS.terms + 1, ' '))).message).toMatch(/65 terms, more than the 64 accepted/);
     expect(() => checkQueryBounds(words(QUERY_LIMITS.terms, ' '))).not.toThrow();
     expect(() => checkQueryBounds(words(60, ' or '))).not.toThrow();
-    expect(refusal(() => checkQueryBounds(words(101, '|'))).message).toMatch(/101 alternatives/);
-    expect(refusal(() => checkQueryBounds(`${words(50, '|')} or ${words(51, '|')}`)).message).toMatch(/101 alternatives \('or' and regex '\|'\)/);
-    expect(refusal(() => checkQueryBounds('(((a+)+)+)+')).message).toMatch(/nests repeats 4 deep/);
-    expect(refusal(() => checkQueryBounds('x'.repeat(QUERY_LIMITS.chars + 1))).message).toMatch(/2001 characters/);
+    expect(toolErrorOf(() => checkQueryBounds(words(101, '|'))).message).toMatch(/101 alternatives/);
+    expect(toolErrorOf(() => checkQueryBounds(`${words(50, '|')} or ${words(51, '|')}`)).message).toMatch(/101 alternatives \('or' and regex '\|'\)/);
+    expect(toolErrorOf(() => checkQueryBounds('(((a+)+)+)+')).message).toMatch(/nests repeats 4 deep/);
+    expect(toolErrorOf(() => checkQueryBounds('x'.repeat(QUERY_LIMITS.chars + 1))).message).toMatch(/2001 characters/);
   });
 
   it('counts regex alternatives only in fields Zoekt reads as regexes', () => {
@@ -90,7 +80,7 @@ describe('regexShape', () => {
 
 describe('checkRegexBounds', () => {
   it('names the argument and the limit', () => {
-    const err = refusal(() => checkRegexBounds('(((a+)+)+)+', 'the name regex'));
+    const err = toolErrorOf(() => checkRegexBounds('(((a+)+)+)+', 'the name regex'));
     expect(err.message).toMatch(/^the name regex is too complex/);
     expect(() => checkRegexBounds('^get(User|Name)$', 'the name regex')).not.toThrow();
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { normalizeKind, parseKinds } from '../../src/search/kinds.js';
 import { definesAt, parseName, wordRegex } from '../../src/search/symbols.js';
+import { toolErrorOf } from '../support/refusals.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);
 
@@ -100,15 +101,9 @@ describe('parseName', () => {
 
 describe('names made only of separators', () => {
   it.each(['..', '...', '.::', '::', '.', ':::', '..start', '::.find', ' :: '])('%s is INVALID_ARGUMENT with a hint', (name) => {
-    let error: unknown;
-    try {
-      parseName(name, false);
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(ToolError);
-    expect((error as ToolError).code).toBe('INVALID_ARGUMENT');
-    expect((error as ToolError).hint).toMatch(/Server\./);
+    const error = toolErrorOf(() => parseName(name, false));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.hint).toMatch(/Server\./);
   });
 
   it('still reads them as a regex when asked', () => {
