@@ -1,11 +1,10 @@
 // Figures for zoekt-mcp against a running zoekt-webserver (ZOEKT_URL); bench/run.sh sets one up.
 // Every call goes through a real MCP client. Prints a table per section; asserts nothing.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { memoryMiB, startHttpServer } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -25,10 +24,7 @@ async function stdioAdapter(args = []) {
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
-function rssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
+const rssMiB = (pid) => memoryMiB(pid).rss;
 
 async function callTool(client, name, args) {
   const t = performance.now();
@@ -146,16 +142,7 @@ async function main() {
 }
 
 async function httpLoad() {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0'], { env: { ...env, ZOEKT_MCP_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.stderr.on('data', (d) => {
-      buf += d;
-      const m = /"url":"(http:[^"]+)"/.exec(buf);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`adapter exited ${code}: ${buf}`)));
-  });
+  const { child, url } = await startHttpServer(CLI, ['--http', '--port', '0'], { ...env, ZOEKT_MCP_LOG_LEVEL: 'info' });
   const rows = [];
   for (const clients of [1, 4, 16]) {
     const conns = await Promise.all(

@@ -6,10 +6,10 @@
 // nothing.
 //   ZOEKT_URL=http://127.0.0.1:6070 node bench/burst.mjs
 //   BURST_REQUESTS=1000 BURST_ARGS='--max-in-flight 8' node bench/burst.mjs
-import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { memoryMiB, startHttpServer } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = process.env.ZOEKT_MCP_CLI ?? join(ROOT, 'dist/cli.js');
@@ -23,29 +23,10 @@ if (!ZOEKT_URL) {
   process.exit(2);
 }
 
-function startServer() {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0', ...EXTRA_ARGS], {
-    env: { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    const onData = (d) => {
-      buffered += d.toString();
-      const line = buffered.split('\n').find((l) => l.includes('"serving MCP over HTTP"'));
-      if (!line) return;
-      // The server logs every call: read its stderr on, or it stops once the pipe is full.
-      child.stderr.off('data', onData);
-      child.stderr.resume();
-      resolve({ child, url: JSON.parse(line).url });
-    };
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${buffered}`)));
-  });
-}
+const startServer = () => startHttpServer(CLI, ['--http', '--port', '0', ...EXTRA_ARGS], { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'info' });
 
 function sample(pid) {
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  const { rss } = memoryMiB(pid);
   return { rss, fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 

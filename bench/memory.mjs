@@ -5,9 +5,8 @@
 //
 //   ZOEKT_URL=http://127.0.0.1:6070 node bench/memory.mjs
 //   ZOEKT_URL=… BENCH_CLI=/path/to/old/dist/cli.js node bench/memory.mjs
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { memoryMiB, startHttpServer } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = process.env.BENCH_CLI ?? join(ROOT, 'dist/cli.js');
@@ -17,28 +16,7 @@ if (!ZOEKT_URL) {
   process.exit(2);
 }
 
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-}
-
-async function adapter() {
-  const child = spawn(process.execPath, [CLI, '--http', '--port', '0'], {
-    env: { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'info', ZOEKT_MCP_TIMEOUT_MS: '30000' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = /"msg":"serving MCP over HTTP".*?"url":"([^"]+)"/.exec(log);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`adapter exited ${code}: ${log}`)));
-  });
-  return { url, pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) };
-}
+const adapter = (args = []) => startHttpServer(CLI, ['--http', '--port', '0', ...args], { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'info', ZOEKT_MCP_TIMEOUT_MS: '30000' });
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const call = (id, name, args) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
@@ -49,10 +27,11 @@ async function post(url, body) {
   return { status: res.status, bytes: text.length, text };
 }
 
-/** What the answers were: results, partial answers and error codes, counted. */
-function outcome(texts) {
+/** What the answers were: HTTP refusals, results, partial answers and error codes, counted. */
+function outcome(answers) {
   const counts = {};
-  for (const text of texts) {
+  for (const { status, text } of answers) {
+    if (status !== 200) counts[`HTTP ${status}`] = (counts[`HTTP ${status}`] ?? 0) + 1;
     for (const m of text.matchAll(/"code":"([A-Z_]+)"|"partial":\{|"isError":true/g)) {
       const key = m[1] ?? (m[0].startsWith('"partial"') ? 'partial' : 'error');
       counts[key] = (counts[key] ?? 0) + 1;
@@ -63,27 +42,28 @@ function outcome(texts) {
 
 const BROAD = { query: 'e', limit: 50, context_lines: 3, max_matches_per_file: 100 };
 const CASES = [
-  ['batch of 100 broad search_code in one POST', async (url) => [await post(url, Array.from({ length: 100 }, (_, i) => call(i + 1, 'search_code', BROAD)))]],
-  ['search_symbols {"name":"n","regex":true}', async (url) => [await post(url, call(1, 'search_symbols', { name: 'n', regex: true }))]],
-  ['search_symbols {"name":"e","regex":true}', async (url) => [await post(url, call(1, 'search_symbols', { name: 'e', regex: true }))]],
-  ['8 × search_symbols {"name":"n","regex":true} at once', async (url) => Promise.all(Array.from({ length: 8 }, (_, i) => post(url, call(i + 1, 'search_symbols', { name: 'n', regex: true }))))],
+  // A batch that large is refused by default (--max-batch 20): this case lets it in, to see what it costs.
+  ['batch of 100 broad search_code in one POST (--max-batch 100)', ['--max-batch', '100'], async (url) => [await post(url, Array.from({ length: 100 }, (_, i) => call(i + 1, 'search_code', BROAD)))]],
+  ['search_symbols {"name":"n","regex":true}', [], async (url) => [await post(url, call(1, 'search_symbols', { name: 'n', regex: true }))]],
+  ['search_symbols {"name":"e","regex":true}', [], async (url) => [await post(url, call(1, 'search_symbols', { name: 'e', regex: true }))]],
+  ['8 × search_symbols {"name":"n","regex":true} at once', [], async (url) => Promise.all(Array.from({ length: 8 }, (_, i) => post(url, call(i + 1, 'search_symbols', { name: 'n', regex: true }))))],
 ];
 
 console.log(`cli: ${CLI}\nzoekt: ${ZOEKT_URL}\n`);
-console.log(['case'.padEnd(52), 'start MiB', 'peak MiB', 'after MiB', 'seconds', 'answer KiB', 'outcome'].join('  '));
+console.log(['case'.padEnd(62), 'start MiB', 'peak MiB', 'after MiB', 'seconds', 'answer KiB', 'outcome'].join('  '));
 // BENCH_ONLY: a regex over case names, to run some of them.
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
-for (const [name, run] of CASES.filter(([name]) => !only || only.test(name))) {
-  const a = await adapter();
+for (const [name, args, run] of CASES.filter(([name]) => !only || only.test(name))) {
+  const a = await adapter(args);
   try {
-    const start = memory(a.pid).rss;
+    const start = memoryMiB(a.pid).rss;
     const t = performance.now();
     const answers = await run(a.url);
     const seconds = (performance.now() - t) / 1000;
-    const m = memory(a.pid);
+    const m = memoryMiB(a.pid);
     const kib = answers.reduce((n, r) => n + r.bytes, 0) / 1024;
     console.log(
-      [name.padEnd(52), start.toFixed(0).padStart(9), m.peak.toFixed(0).padStart(8), m.rss.toFixed(0).padStart(9), seconds.toFixed(1).padStart(7), kib.toFixed(0).padStart(10), outcome(answers.map((r) => r.text))].join('  '),
+      [name.padEnd(62), start.toFixed(0).padStart(9), m.peak.toFixed(0).padStart(8), m.rss.toFixed(0).padStart(9), seconds.toFixed(1).padStart(7), kib.toFixed(0).padStart(10), outcome(answers)].join('  '),
     );
   } finally {
     await a.stop();

@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Agent, request } from 'undici';
+import { memoryMiB, startHttpServer } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = process.env.ZOEKT_MCP_CLI ?? join(ROOT, 'dist/cli.js');
@@ -61,22 +62,7 @@ async function stdioClient(command, args = [], url) {
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
-async function httpServer(command, args) {
-  const child = spawn(process.execPath, [command, ...args], { env: { ...env(), ZOEKT_MCP_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let buf = '';
-    child.stderr.on('data', (d) => {
-      buf += d;
-      for (const l of buf.split('\n')) {
-        // The adapter's start-up line, or the echo server's only line.
-        const m = /^\{.*\}$/.test(l) ? JSON.parse(l) : undefined;
-        if (m?.url && (m.msg === undefined || m.msg === 'serving MCP over HTTP')) resolve(m.url);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${buf}`)));
-  });
-  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
-}
+const httpServer = (command, args) => startHttpServer(command, args, { ...env(), ZOEKT_MCP_LOG_LEVEL: 'info' });
 
 async function httpClient(url) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -96,7 +82,7 @@ async function call(client, name, args) {
   return r.structuredContent;
 }
 
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const rssMiB = (pid) => memoryMiB(pid).rss;
 
 /** A proxy in front of Zoekt that keeps the bodies of the requests passing through it. */
 async function recorder() {
@@ -167,8 +153,11 @@ async function main() {
   const perQuery = [];
   const echoMs = [];
   const stdioAll = [];
+  // The Zoekt requests of each query, replayed as the raw floor here and in the throughput runs.
+  const recorded = [];
   for (const args of QUERIES) {
     const { requests } = await requestsOf('search_code', args);
+    recorded.push(requests);
     const a = [];
     const z = [];
     for (let i = 0; i < ROUNDS; i++) {
@@ -205,8 +194,6 @@ async function main() {
   await ec.close();
 
   // 3. Throughput: the same load generator (N workers, the 30 queries in turn) through HTTP and raw.
-  const recorded = [];
-  for (const args of QUERIES) recorded.push((await requestsOf('search_code', args)).requests);
   const seconds = Number(process.env.BENCH_LOAD_SECONDS ?? 4);
   const load = async (workers, one) => {
     let done = 0;

@@ -1,0 +1,36 @@
+// Shared by the bench programs: starting a server over HTTP, and reading a process's memory.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Starts `node command ...args` (the adapter with --http, or bench/echo-server.mjs) and resolves
+ * with the process and its URL once it logs the line naming it. Its stderr is read on and dropped
+ * after that: the adapter logs every call, and a full pipe would stop it.
+ */
+export function startHttpServer(command, args, env) {
+  const child = spawn(process.execPath, [command, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (d) => {
+      buffered += d.toString();
+      for (const line of buffered.split('\n')) {
+        // The adapter's start-up line, or the echo server's only line.
+        const m = line.startsWith('{') && line.endsWith('}') ? JSON.parse(line) : undefined;
+        if (!m?.url || (m.msg !== undefined && m.msg !== 'serving MCP over HTTP')) continue;
+        child.stderr.off('data', onData);
+        child.stderr.resume();
+        resolve({ child, url: m.url, pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+        return;
+      }
+    };
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} exited (${code}) before listening: ${buffered}`)));
+  });
+}
+
+/** A process's resident memory now (VmRSS) and at its peak (VmHWM), in MiB. */
+export function memoryMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
