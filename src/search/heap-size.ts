@@ -106,14 +106,18 @@ export function derivedBytes(value: unknown, seen = new Set<object>()): number {
   if (typeof value === 'number') return numberBytes(value);
   if (typeof value !== 'object' || value === null || seen.has(value)) return 0;
   seen.add(value);
-  if ('chunks' in value) return 0;
   if (Array.isArray(value)) {
     let bytes = arrayBytes(value.length);
     for (const v of value) bytes += derivedBytes(v, seen);
     return bytes;
   }
-  const entries = Object.entries(value);
-  let bytes = objectBytes(entries.length);
-  for (const [, v] of entries) bytes += derivedBytes(v, seen);
-  return bytes;
+  if ('chunks' in value) return 0;
+  // Walked for every value a window's cache entry holds (thousands of ranked symbols): no arrays made per object.
+  let fields = 0;
+  let bytes = 0;
+  for (const key in value) {
+    fields++;
+    bytes += derivedBytes((value as Record<string, unknown>)[key], seen);
+  }
+  return bytes + objectBytes(fields);
 }

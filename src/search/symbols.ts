@@ -198,16 +198,35 @@ const CALL_AFTER = /^\s*(?:<[^()]*>)?\s*\(/;
  * minified line may be a call before the real `function f(`.)
  */
 export function definesAt(line: string, name: string): boolean {
-  const word = new RegExp(`(?<![\\p{L}\\p{N}_$])${q.escapeRegex(name)}(?![\\p{L}\\p{N}_$])`, 'gu');
+  // Called for every candidate symbol of a window (thousands per call): plain string search, no
+  // regex built per name.
   let seen = false;
-  for (const m of line.matchAll(word)) {
+  for (let at = name === '' ? -1 : line.indexOf(name); at >= 0; at = line.indexOf(name, at + 1)) {
+    const end = at + name.length;
+    if (isIdentifierChar(codePointBefore(line, at)) || isIdentifierChar(line.codePointAt(end))) continue;
     seen = true;
-    const before = line.slice(0, m.index);
-    const after = line.slice(m.index + m[0].length);
-    if (!(CALL_AFTER.test(after) && EXPRESSION_BEFORE.test(before))) return true;
+    if (!(CALL_AFTER.test(line.slice(end)) && EXPRESSION_BEFORE.test(line.slice(0, at)))) return true;
+    at = end - 1;
   }
   // A name ctags reported that the line does not spell out (a generated or renamed tag): keep it.
   return !seen;
+}
+
+const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
+
+function isIdentifierChar(codePoint: number | undefined): boolean {
+  return codePoint !== undefined && IDENTIFIER_CHAR.test(String.fromCodePoint(codePoint));
+}
+
+/** The code point that ends just before `at` (a surrogate pair read whole). */
+function codePointBefore(s: string, at: number): number | undefined {
+  if (at === 0) return undefined;
+  const low = s.charCodeAt(at - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && at >= 2) {
+    const high = s.charCodeAt(at - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return s.codePointAt(at - 2);
+  }
+  return low;
 }
 
 /** Every symbol definition in a file hit, with kinds normalized and parents bare. */

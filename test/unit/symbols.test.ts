@@ -146,4 +146,16 @@ describe('definesAt', () => {
   ])('a declaration defines the name: %s', (line, name) => {
     expect(definesAt(line, name)).toBe(true);
   });
+
+  it('finds the name as a whole word only: letters and digits of any script, _ and $ join it, a surrogate pair read whole', () => {
+    // Each line calls the name once as a whole word, after a part of a longer identifier.
+    expect(definesAt('x = éf(1), y = f(2)', 'f')).toBe(false);
+    expect(definesAt('x = \u{1D453}f(1), y = f(2)', 'f')).toBe(false);
+    expect(definesAt('x = f$(1), y = f(2)', 'f')).toBe(false);
+    expect(definesAt('x = f_(1), y = f(2)', 'f')).toBe(false);
+    // No whole-word occurrence at all: a tag the line does not spell out is kept.
+    expect(definesAt('x = éf(1)', 'f')).toBe(true);
+    expect(definesAt('x = \u{1D453}f(1)', 'f')).toBe(true);
+    expect(definesAt('x = f٣(1)', 'f')).toBe(true);
+  });
 });
