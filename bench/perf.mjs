@@ -174,24 +174,47 @@ async function main() {
   row('stdio search_code p50 ÷ raw Zoekt p50 (median over queries)', `${f1(median(perQuery.map((q) => q.a)))} ms`, `raw ${f1(median(perQuery.map((q) => q.z)))} ms`, f2(median(ratios)));
   row('stdio: ms added over raw Zoekt vs MCP echo floor', `${f1(median(added))} ms added`, `echo ${f1(echoP50)} ms`, `${f1(median(added) - echoP50)} ms over echo`);
 
-  // 2. Streamable HTTP, one client.
+  // 2. Streamable HTTP, one client: the SDK's client, and plain JSON-RPC POSTs (undici, one
+  // keep-alive connection) that show what the server side costs without the SDK client's fetch.
   const http = await httpServer(CLI, ['--http', '--port', '0']);
   const echoHttp = await httpServer(ECHO, ['--http']);
   const hc = await httpClient(http.url);
   const ec = await httpClient(echoHttp.url);
+  const plainAgent = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
+  const plain = async (method, params) => {
+    const res = await request(`${http.url}/mcp`, {
+      method: 'POST',
+      dispatcher: plainAgent,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const reply = JSON.parse(await res.body.text());
+    if (reply.error || reply.result?.isError) throw new Error(`${method}: ${JSON.stringify(reply).slice(0, 300)}`);
+  };
   const h = [];
   const s = [];
+  const hp = [];
   const eh = [];
+  const pings = { stdio: [], sdk: [], plain: [] };
   for (let i = 0; i < ROUNDS; i++) {
     for (const args of QUERIES) {
       h.push(await timed(() => call(hc, 'search_code', args)));
       s.push(await timed(() => call(adapter.client, 'search_code', args)));
+      hp.push(await timed(() => plain('tools/call', { name: 'search_code', arguments: args })));
     }
     eh.push(await timed(() => call(ec, 'echo', { text: 'x' })));
+    for (let k = 0; k < 5; k++) {
+      pings.stdio.push(await timed(() => adapter.client.ping()));
+      pings.sdk.push(await timed(() => hc.ping()));
+      pings.plain.push(await timed(() => plain('ping', {})));
+    }
   }
-  row('Streamable HTTP one client p50 vs stdio p50', `${f1(median(h))} ms`, `stdio ${f1(median(s))} ms, echo HTTP ${f1(median(eh))} ms`, `+${f1(median(h) - median(s))} ms`);
+  row('Streamable HTTP one client p50 vs stdio p50 (SDK clients)', `${f1(median(h))} ms`, `stdio ${f1(median(s))} ms, echo HTTP ${f1(median(eh))} ms`, `+${f1(median(h) - median(s))} ms`);
+  row('Streamable HTTP, plain JSON-RPC POSTs, p50 vs stdio p50', `${f1(median(hp))} ms`, `stdio ${f1(median(s))} ms`, `${median(hp) >= median(s) ? '+' : ''}${f1(median(hp) - median(s))} ms`);
+  row('ping p50: SDK HTTP client / plain POST / SDK stdio client', `${f2(median(pings.sdk))} / ${f2(median(pings.plain))} ms`, `stdio ${f2(median(pings.stdio))} ms`, `SDK HTTP client +${f2(median(pings.sdk) - median(pings.plain))} ms over a plain POST`);
   await hc.close();
   await ec.close();
+  await plainAgent.close();
 
   // 3. Throughput: the same load generator (N workers, the 30 queries in turn) through HTTP and raw.
   const seconds = Number(process.env.BENCH_LOAD_SECONDS ?? 4);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Entry: read the configuration, pick the transport, start. */
 import { HELP, loadConfig } from './config.js';
+import { keepHeapNearLive } from './heap.js';
 import { createLogger } from './log.js';
 import { serveStdio } from './server/stdio.js';
 import { VERSION } from './version.js';
@@ -24,6 +25,7 @@ async function main(): Promise<number> {
       break;
   }
   const { config } = outcome;
+  keepHeapNearLive();
   const log = createLogger(config.logLevel);
   // Every server of this process signs its cursors with it (a random one when none is given).
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log });
