@@ -90,13 +90,29 @@ async function recorder() {
   const server = createServer(async (req, res) => {
     let body = '';
     for await (const c of req) body += c;
-    if (req.method === 'POST') seen.push({ path: req.url, body });
+    const entry = { path: req.url, body, start: performance.now(), end: Number.POSITIVE_INFINITY };
+    if (req.method === 'POST') seen.push(entry);
     const up = await request(`${ZOEKT_URL}${req.url}`, { method: req.method, headers: { 'content-type': 'application/json' }, body: req.method === 'POST' ? body : undefined });
     res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
     res.end(Buffer.from(await up.body.arrayBuffer()));
+    entry.end = performance.now();
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${server.address().port}`, seen, close: () => server.close() };
+}
+
+/**
+ * Recorded requests in the waves the adapter sent them: a request that started after one of the
+ * current wave had been answered may depend on it, so it opens the next wave.
+ */
+function waves(requests) {
+  const out = [];
+  for (const r of [...requests].sort((a, b) => a.start - b.start)) {
+    const wave = out[out.length - 1];
+    if (wave && r.start < Math.min(...wave.map((w) => w.end))) wave.push(r);
+    else out.push([r]);
+  }
+  return out;
 }
 
 const zoektAgent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
@@ -242,17 +258,19 @@ async function main() {
   http.stop();
   echoHttp.stop();
 
-  // 4. find_references ÷ its two Zoekt queries sent at once.
+  // 4. find_references ÷ its Zoekt requests, replayed in the waves the adapter sent them (the
+  // definitions and the first usages at once; an exact usage count may need one more after).
   {
     const args = { symbol: 'ZodType', limit: 50 };
     const { requests } = await requestsOf('find_references', args);
+    const sent = waves(requests);
     const a = [];
     const z = [];
     for (let i = 0; i < ROUNDS * 3; i++) {
       a.push(await timed(() => call(adapter.client, 'find_references', args)));
-      z.push(await timed(() => Promise.all(requests.map(raw))));
+      z.push(await timed(async () => { for (const wave of sent) await Promise.all(wave.map(raw)); }));
     }
-    row(`find_references ${args.symbol} ÷ its ${requests.length} Zoekt requests in parallel`, `${f1(median(a))} ms`, `raw ${f1(median(z))} ms`, f2(median(a) / median(z)));
+    row(`find_references ${args.symbol} ÷ its Zoekt requests (${sent.map((w) => w.length).join(' then ')} at once)`, `${f1(median(a))} ms`, `raw ${f1(median(z))} ms`, f2(median(a) / median(z)));
   }
 
   // 5. search_symbols page 1: against one raw request for the page's files, and against what it sends.

@@ -23,8 +23,8 @@ describe('heap margin', () => {
     const own = await maxHeapMiB(['--heap-growing-percent=300'], 'on');
     console.log(`largest heap: ${without.toFixed(0)} MiB by default, ${withMargin.toFixed(0)} MiB with the margin, ${own.toFixed(0)} MiB with node's own --heap-growing-percent=300; about 60 MiB live`);
     expect(withMargin).toBeLessThan(0.6 * without);
-    // About 60 MiB live and a 25% margin, plus the young generation.
-    expect(withMargin).toBeLessThan(160);
+    // About 60 MiB live, the answer held, a 50% margin, and the young generation (up to 48 MiB).
+    expect(withMargin).toBeLessThan(180);
     expect(own).toBeGreaterThan(1.5 * withMargin);
   }, 120_000);
 });
