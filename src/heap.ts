@@ -7,14 +7,22 @@
  * 80 MiB live. A fixed margin of 50% held the same run at 240 MiB for 6% more CPU time (25%: 217
  * MiB for 13% more, and a quarter more on runs of large symbol windows). It is a trigger, not a
  * cap: a burst of large answers still gets the memory it needs.
+ *
+ * The flag replaces V8's own margins in every mode, the smaller ones too (near the heap limit,
+ * and for small heap limits). So a heap limited by `--max-old-space-size` under 1 GiB keeps V8's
+ * behaviour, and so does a process started with its own margin (`--heap-growing-percent=0` is
+ * V8's default).
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 50;
+const SMALL_HEAP_LIMIT = 1024 * 1024 * 1024;
 
-/** Sets the margin unless node was started with its own (`node --heap-growing-percent=N …`). */
-export function keepHeapNearLive(execArgv: string[] = process.execArgv): void {
-  if (execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent'))) return;
+/** Sets the margin; returns whether it did. */
+export function keepHeapNearLive(execArgv: string[] = process.execArgv): boolean {
+  if (execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent'))) return false;
+  if (getHeapStatistics().heap_size_limit < SMALL_HEAP_LIMIT) return false;
   // Read by V8 at every full collection, so setting it after start-up takes effect.
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  return true;
 }

@@ -116,6 +116,7 @@ export function derivedBytes(value: unknown, seen = new Set<object>()): number {
   let fields = 0;
   let bytes = 0;
   for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     fields++;
     bytes += derivedBytes((value as Record<string, unknown>)[key], seen);
   }

@@ -1,7 +1,8 @@
 /**
  * The server's heap margin (src/heap.ts): with tens of MiB kept alive and large answers read and
  * dropped, V8 keeps the heap near what is live instead of letting it grow to several times that;
- * a margin given on node's own command line is left alone. Measured in child processes.
+ * a margin given on node's own command line, and a small heap limit, are left alone. Measured in
+ * child processes with a fixed heap limit (NODE_OPTIONS from the environment left out).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,20 +12,29 @@ import { ROOT } from '../support/zoekt.js';
 
 const run = promisify(execFile);
 
-async function maxHeapMiB(nodeArgs: string[], mode: 'on' | 'off'): Promise<number> {
-  const { stdout } = await run(process.execPath, [...nodeArgs, join(ROOT, 'test/support/heap-growth.mjs'), mode], { timeout: 60_000 });
-  return (JSON.parse(stdout) as { maxTotalMiB: number }).maxTotalMiB;
+async function heap(nodeArgs: string[], mode: 'on' | 'off'): Promise<{ maxTotalMiB: number; applied: boolean }> {
+  const { stdout } = await run(process.execPath, [...nodeArgs, join(ROOT, 'test/support/heap-growth.mjs'), mode], {
+    env: { ...process.env, NODE_OPTIONS: '' },
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout) as { maxTotalMiB: number; applied: boolean };
 }
 
 describe('heap margin', () => {
-  it('keeps the heap near the live set under large short-lived answers, unless node was given its own margin', async () => {
-    const without = await maxHeapMiB([], 'off');
-    const withMargin = await maxHeapMiB([], 'on');
-    const own = await maxHeapMiB(['--heap-growing-percent=300'], 'on');
-    console.log(`largest heap: ${without.toFixed(0)} MiB by default, ${withMargin.toFixed(0)} MiB with the margin, ${own.toFixed(0)} MiB with node's own --heap-growing-percent=300; about 60 MiB live`);
-    expect(withMargin).toBeLessThan(0.6 * without);
-    // About 60 MiB live, the answer held, a 50% margin, and the young generation (up to 48 MiB).
-    expect(withMargin).toBeLessThan(180);
-    expect(own).toBeGreaterThan(1.5 * withMargin);
+  it('keeps the heap near the live set under large short-lived answers, unless node was given its own margin or a small heap', async () => {
+    const big = ['--max-old-space-size=4096'];
+    const without = await heap(big, 'off');
+    const withMargin = await heap(big, 'on');
+    const own = await heap([...big, '--heap-growing-percent=300'], 'on');
+    const small = await heap(['--max-old-space-size=512'], 'on');
+    console.log(
+      `largest heap, about 60 MiB live: ${without.maxTotalMiB.toFixed(0)} MiB by default, ${withMargin.maxTotalMiB.toFixed(0)} MiB with the margin, ` +
+        `${own.maxTotalMiB.toFixed(0)} MiB with node's own --heap-growing-percent=300, ${small.maxTotalMiB.toFixed(0)} MiB with a 512 MiB heap limit`,
+    );
+    expect(withMargin.applied).toBe(true);
+    expect(withMargin.maxTotalMiB).toBeLessThan(0.6 * without.maxTotalMiB);
+    expect(own.applied).toBe(false);
+    expect(own.maxTotalMiB).toBeGreaterThan(1.5 * withMargin.maxTotalMiB);
+    expect(small.applied).toBe(false);
   }, 120_000);
 });

@@ -157,5 +157,7 @@ describe('definesAt', () => {
     expect(definesAt('x = éf(1)', 'f')).toBe(true);
     expect(definesAt('x = \u{1D453}f(1)', 'f')).toBe(true);
     expect(definesAt('x = f٣(1)', 'f')).toBe(true);
+    // An empty name is never spelled out: kept, as any tag the line does not show.
+    expect(definesAt('a=(b', '')).toBe(true);
   });
 });
