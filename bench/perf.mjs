@@ -117,16 +117,10 @@ function replayAsSent(requests) {
   };
 }
 
-/** How the requests were sent, e.g. "2 at once, then 1". */
+/** How the requests were sent, e.g. "2 at once, then 1 after". */
 function shapeOf(requests) {
-  const starts = [...requests].sort((a, b) => a.start - b.start);
-  const groups = [];
-  for (const r of starts) {
-    const last = groups[groups.length - 1];
-    if (last && starts.every((o) => !(o.end <= r.start && last.includes(o)))) last.push(r);
-    else groups.push([r]);
-  }
-  return groups.map((g) => (g.length > 1 ? `${g.length} at once` : '1')).join(', then ');
+  const first = requests.filter((r) => !requests.some((o) => o.end <= r.start)).length;
+  return first === requests.length ? `${first} at once` : `${first} at once, then ${requests.length - first} after`;
 }
 
 const zoektAgent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });

@@ -21,7 +21,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
-import { buildSymbolQuery, candidateFiles, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
+import { buildSymbolQuery, candidateFiles, IDENTIFIER_CHAR, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
 
 export const FIND_REFERENCES = 'find_references';
 
@@ -71,7 +71,6 @@ const FILES_PER_STEP = 50;
  */
 const LINES_PER_FILE = 1 << 20;
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
-const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
 
 const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${path}\u0000${line}`;
 

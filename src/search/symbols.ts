@@ -212,7 +212,8 @@ export function definesAt(line: string, name: string): boolean {
   return !seen;
 }
 
-const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
+/** A character that continues an identifier: a letter or digit of any script, `_` or `$`. */
+export const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
 
 function isIdentifierChar(codePoint: number | undefined): boolean {
   return codePoint !== undefined && IDENTIFIER_CHAR.test(String.fromCodePoint(codePoint));
