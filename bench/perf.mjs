@@ -12,12 +12,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Agent, request } from 'undici';
-import { memoryMiB, startHttpServer } from './lib.mjs';
+import { cpuMs, memoryMiB, startHttpServer } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = process.env.ZOEKT_MCP_CLI ?? join(ROOT, 'dist/cli.js');
 const ECHO = join(ROOT, 'bench/echo-server.mjs');
 const ZOEKT_URL = process.env.ZOEKT_URL;
+/** zoekt-webserver's pid, for the CPU it spends per call (bench/perf.sh sets it). */
+const ZOEKT_PID = process.env.ZOEKT_PID ? Number(process.env.ZOEKT_PID) : undefined;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CALLS = Number(process.env.BENCH_CALLS ?? 5500);
 if (!ZOEKT_URL) {
@@ -177,6 +179,7 @@ async function main() {
   const perQuery = [];
   const echoMs = [];
   const stdioAll = [];
+  const serverCpu = { adapter: 0, echo: 0 };
   // The Zoekt requests of each query, replayed as the raw floor here and in the throughput runs.
   const recorded = [];
   for (const args of QUERIES) {
@@ -185,9 +188,13 @@ async function main() {
     const a = [];
     const z = [];
     for (let i = 0; i < ROUNDS; i++) {
+      let cpu = cpuMs(adapter.pid);
       a.push(await timed(() => call(adapter.client, 'search_code', args)));
+      serverCpu.adapter += cpuMs(adapter.pid) - cpu;
       z.push(await timed(async () => { for (const r of requests) await raw(r); }));
+      cpu = cpuMs(echo.pid);
       echoMs.push(await timed(() => call(echo.client, 'echo', { text: 'x' })));
+      serverCpu.echo += cpuMs(echo.pid) - cpu;
     }
     stdioAll.push(...a);
     perQuery.push({ a: median(a), z: median(z) });
@@ -197,6 +204,8 @@ async function main() {
   const added = perQuery.map((q) => q.a - q.z);
   row('stdio search_code p50 ÷ raw Zoekt p50 (median over queries)', `${f1(median(perQuery.map((q) => q.a)))} ms`, `raw ${f1(median(perQuery.map((q) => q.z)))} ms`, f2(median(ratios)));
   row('stdio: ms added over raw Zoekt vs MCP echo floor', `${f1(median(added))} ms added`, `echo ${f1(echoP50)} ms`, `${f1(median(added) - echoP50)} ms over echo`);
+  const stdioCalls = QUERIES.length * ROUNDS;
+  row('stdio: server CPU per call, adapter vs echo (mean over every call)', `${f2(serverCpu.adapter / stdioCalls)} ms`, `echo ${f2(serverCpu.echo / stdioCalls)} ms`, `+${f2((serverCpu.adapter - serverCpu.echo) / stdioCalls)} ms`);
 
   // 2. Streamable HTTP, one client: the SDK's client, and plain JSON-RPC POSTs (undici, one
   // keep-alive connection) that show what the server side costs without the SDK client's fetch.
@@ -257,9 +266,23 @@ async function main() {
   };
   for (const n of [1, 8, 32]) {
     const clients = await Promise.all(Array.from({ length: n }, () => httpClient(http.url)));
+    const cpuBefore = { server: cpuMs(http.pid), zoekt: ZOEKT_PID ? cpuMs(ZOEKT_PID) : 0 };
     const viaHttp = await load(n, (w, q) => call(clients[w], 'search_code', QUERIES[q]));
+    const calls = viaHttp * seconds;
+    const perCall = { server: (cpuMs(http.pid) - cpuBefore.server) / calls, zoekt: ZOEKT_PID ? (cpuMs(ZOEKT_PID) - cpuBefore.zoekt) / calls : NaN };
     const viaRaw = await load(n, async (_w, q) => { for (const r of recorded[q]) await raw(r); });
     row(`HTTP throughput ÷ raw Zoekt, ${n} client(s)`, `${f1(viaHttp)} calls/s`, `raw ${f1(viaRaw)} req/s`, f2(viaHttp / viaRaw));
+    if (n === 32 && ZOEKT_PID) {
+      // With every core busy, each call costs Zoekt's CPU plus the adapter's (and the load
+      // generator's): 0.9 of raw Zoekt's rate leaves this much CPU per call beside Zoekt's.
+      const budget = (cpus().length * 1000) / (0.9 * viaRaw);
+      row(
+        'CPU per call under the 32-client load: adapter / Zoekt',
+        `${f2(perCall.server)} / ${f2(perCall.zoekt)} ms`,
+        `${cpus().length} cores at 0.9 × raw: ${f2(budget)} ms per call in all`,
+        `${f2(budget - perCall.zoekt)} ms left beside Zoekt`,
+      );
+    }
     await Promise.all(clients.map((c) => c.close()));
   }
   const httpRss = rssMiB(http.pid);

@@ -13,4 +13,4 @@ set -euo pipefail
 copy_corpus "$work/repos"
 index_corpus "$work/repos" "$work/index"
 start_zoekt "$work/index"
-ZOEKT_URL="$zoekt_url" node bench/perf.mjs
+ZOEKT_URL="$zoekt_url" ZOEKT_PID="${zoekt_pids[0]}" node bench/perf.mjs
