@@ -28,14 +28,16 @@ export function startHttpServer(command, args, env) {
   });
 }
 
-/** A process's resident memory now (VmRSS) and at its peak (VmHWM), in MiB. */
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = 100;
+
 /** CPU time a process has used so far, in ms (user + system, from /proc). */
 export function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = 100;
 
+/** A process's resident memory now (VmRSS) and at its peak (VmHWM), in MiB. */
 export function memoryMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
