@@ -16,7 +16,7 @@ done
 i=0
 for dir in "$work"/repos/*; do
   half=$([ $((i % 2)) -eq 0 ] && echo a || echo b)
-  "$bin/zoekt-index" -require_ctags -index "$work/$half" "$dir" 2>>"$work/index.log" >&2
+  index_dir -index "$work/$half" "$dir" 2>>"$work/index.log" >&2
   i=$((i + 1))
 done
 echo "bench: indexed $i repositories into two halves" >&2

@@ -8,7 +8,9 @@ bash scripts/setup.sh >&2
 . zoekt-config/zoekt.env
 tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
 bin="$tools/zoekt/$ZOEKT_VERSION/bin"
-export CTAGS_COMMAND="$root/zoekt-config/universal-ctags"
+# Indexes are built as zoekt-mcp builds them everywhere: zoekt-config/index with the pinned Zoekt.
+export ZOEKT_BIN="$bin"
+index_dir() { "$root/zoekt-config/index" dir -require_ctags "$@"; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-bench-XXXXXX")
 zoekt_pids=()
@@ -54,13 +56,13 @@ copy_corpus() {
 index_corpus() {
   mkdir -p "$2"
   for dir in "$1"/*; do
-    "$bin/zoekt-index" -require_ctags -index "$2" "$dir" 2>>"$work/index.log" >&2
+    index_dir -index "$2" "$dir" 2>>"$work/index.log" >&2
   done
 }
 
 # goroot_index: sets $index to an index of Go's source tree ($(go env GOROOT)/src): the one the
-# test suite caches in .tools/goroot-index/ when there is one, else a fresh one (about a minute
-# with ctags).
+# test suite caches in .tools/goroot-index/ when there is one, else a fresh one (about half a
+# minute).
 goroot_index() {
   index=""
   for marker in "$tools/goroot-index/$ZOEKT_VERSION-$(go env GOVERSION)"-*/complete.json; do
@@ -69,5 +71,5 @@ goroot_index() {
   index="$work/index"
   mkdir -p "$index"
   echo "bench: indexing $(go env GOROOT)/src" >&2
-  CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
+  index_dir -index "$index" "$(go env GOROOT)/src" 2>>"$work/index.log" >&2
 }

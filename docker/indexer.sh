@@ -1,7 +1,9 @@
 #!/bin/sh
-# Keeps a Zoekt index of some repositories up to date. Written for the official Zoekt image
-# (ghcr.io/sourcegraph/zoekt: Alpine, busybox sh, git, zoekt-git-index, zoekt-index, ctags); any
-# POSIX shell with those commands on PATH runs it too.
+# Keeps a Zoekt index of some repositories up to date. Written for zoekt-mcp's indexer image
+# (docker/Dockerfile, target indexer: Zoekt's indexers, Universal Ctags, git, Node and zoekt-mcp's
+# symbol extractor); any POSIX shell with those commands runs it too. Repositories are indexed
+# the way zoekt-mcp indexes everywhere, through ZOEKT_MCP_HOME/zoekt-config/index (default
+# /opt/zoekt-mcp): symbols from tree-sitter for the languages it parses, Universal Ctags for the rest.
 #
 #   indexer.sh          index every REPOS_DIR repository and MIRROR_URLS mirror, then again every
 #                       INDEX_INTERVAL seconds (0: once, then exit with the round's status)
@@ -21,6 +23,8 @@
 #   repositories between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one).
 set -eu
 
+ZOEKT_MCP_HOME=${ZOEKT_MCP_HOME:-/opt/zoekt-mcp}
+INDEX="$ZOEKT_MCP_HOME/zoekt-config/index"
 DATA_DIR=${DATA_DIR:-/data}
 REPOS_DIR=${REPOS_DIR:-/repos}
 INDEX_DIR=${INDEX_DIR:-$DATA_DIR/index}
@@ -78,7 +82,7 @@ mirror_name() {
 
 index_git() {
   # -repo_cache names a mirror by its path under MIRROR_DIR.
-  zoekt-git-index -index "$INDEX_DIR" -branches "$INDEX_BRANCHES" -allow_missing_branches "$@"
+  "$INDEX" git -index "$INDEX_DIR" -branches "$INDEX_BRANCHES" -allow_missing_branches "$@"
 }
 
 round() {
@@ -97,7 +101,7 @@ round() {
         index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
       else
         say "indexing folder $dir"
-        zoekt-index -index "$INDEX_DIR" "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
+        "$INDEX" dir -index "$INDEX_DIR" "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
       fi
     done
   fi

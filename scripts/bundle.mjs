@@ -1,15 +1,20 @@
-// The three programs that run (the server, the serve command, the local supervisor) as bundles
-// over tsc's output in dist/: one file each plus shared chunks, instead of hundreds of modules
-// resolved and read one by one at every start. The rest of dist/ stays as tsc wrote it (the docs
-// generator and tests import single modules from it).
+// The programs that run (the server, the serve command, the local supervisor, the symbol
+// extractor and its worker) as bundles over tsc's output in dist/: one file each plus shared
+// chunks, instead of hundreds of modules resolved and read one by one at every start. The rest
+// of dist/ stays as tsc wrote it (the docs generator and tests import single modules from it).
+// The extractor's grammars are copied to dist/grammars/: the package ships them, not the grammar
+// packages (each of which carries sources and native builds for six platforms).
 import { build } from 'esbuild';
-import { readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts'],
+  entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts', 'src/extractor/main.ts', 'src/extractor/worker.ts'],
+  // It finds its own WebAssembly next to its module, so it stays a package of its own.
+  external: ['web-tree-sitter'],
   outbase: 'src',
   outdir: 'dist',
   bundle: true,
@@ -32,4 +37,11 @@ const chunks = join(root, 'dist/chunks');
 for (const name of readdirSync(chunks)) {
   const file = join(chunks, name);
   if (!current.has(file) && Date.now() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
+}
+
+const { GRAMMARS } = await import(join(root, 'dist/extractor/languages.js'));
+const require = createRequire(import.meta.url);
+mkdirSync(join(root, 'dist/grammars'), { recursive: true });
+for (const g of GRAMMARS) {
+  copyFileSync(join(dirname(require.resolve(`${g.package}/package.json`)), g.wasm), join(root, 'dist/grammars', g.wasm));
 }

@@ -21,7 +21,8 @@ export interface IndexerPaths {
   index: string;
   /** Shadow repositories of plain directories. */
   shadows: string;
-  ctags: string;
+  /** zoekt-config/index: runs zoekt-git-index with the symbol extractor, as every indexer of this project does. */
+  indexCommand: string;
   log: (line: string) => void;
 }
 
@@ -178,9 +179,9 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
     const errFd = openSync(errPath, 'w');
     await new Promise<void>((resolve, reject) => {
       try {
-        child = spawn(join(paths.bin, 'zoekt-git-index'), args, {
+        child = spawn(paths.indexCommand, ['git', ...args], {
           stdio: ['ignore', 'ignore', errFd],
-          env: { ...process.env, CTAGS_COMMAND: paths.ctags },
+          env: { ...process.env, ZOEKT_BIN: paths.bin, ZOEKT_MCP_NODE: process.execPath },
         });
       } finally {
         closeSync(errFd);

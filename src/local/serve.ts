@@ -63,7 +63,7 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
   return {
     data,
     bin: join(tools, 'zoekt', version, 'bin'),
-    ctags: join(root, 'zoekt-config/universal-ctags'),
+    indexCommand: join(root, 'zoekt-config/index'),
     list,
     port,
     lingerMs: serveEnvNumber(SERVE_ENV.lingerMs, process.env),

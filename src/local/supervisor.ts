@@ -28,7 +28,8 @@ export interface SupervisorOptions {
   data: string;
   /** zoekt-webserver and zoekt-git-index. */
   bin: string;
-  ctags: string;
+  /** zoekt-config/index. */
+  indexCommand: string;
   list: { file?: string; dirs?: string[]; base: string; label: string };
   /** Zoekt's port; 0 picks a free one. */
   port: number;
@@ -82,7 +83,7 @@ export class Supervisor {
       bin: opts.bin,
       index: join(opts.data, 'index'),
       shadows: join(opts.data, 'shadow'),
-      ctags: opts.ctags,
+      indexCommand: opts.indexCommand,
       log: (line) => process.stderr.write(line),
     };
     this.statePath = join(opts.data, 'state.json');

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
+import { normalizeKind } from './kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import type { Searcher } from './searcher.js';
@@ -195,9 +196,11 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
     }
     const sym = hit.chunk.ranges[hit.rangeIndex]?.symbol;
     if (sym) {
-      m.symbol = { name: sym.name, kind: sym.kind };
       // A Go or Java package is the scope of every symbol in it: not an enclosing type worth naming.
-      if (sym.parent && sym.parentKind !== 'package') m.symbol.parent = bareName(sym.parent);
+      const scoped = sym.parent !== '' && sym.parentKind !== 'package';
+      // The kind in search_symbols' vocabulary; the parser's own word when it has no counterpart.
+      m.symbol = { name: sym.name, kind: normalizeKind(sym.kind, file.language, scoped ? sym.parentKind : undefined) ?? sym.kind };
+      if (scoped) m.symbol.parent = bareName(sym.parent);
     }
     matches.push(m);
   }

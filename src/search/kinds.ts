@@ -1,8 +1,9 @@
 /**
- * ctags' kind words normalized across languages. ctags names kinds per parser: Go says `func`
- * for functions and methods alike, Python says `member` for methods, Go and C say `member` for
- * struct fields, Rust traits come out as `interface`, Zoekt's own Java regex says `classes`.
- * Agents filter on one vocabulary; `raw_kind` keeps ctags' word.
+ * Symbol kind words normalized across languages and parsers. Universal Ctags names kinds per
+ * parser: Go says `func` for functions and methods alike, Python says `member` for methods, Go
+ * and C say `member` for struct fields, Rust traits come out as `interface`, Zoekt's own Java
+ * regex says `classes`. The tree-sitter extractor writes SCIP's kind names (`Method`,
+ * `EnumMember`, `TypeAlias`…). Agents filter on one vocabulary; `raw_kind` keeps the parser's word.
  */
 import { invalidArgument } from '../errors.js';
 import { closest } from './text-distance.js';
@@ -27,7 +28,7 @@ const COMMON = new Map<string, Kind>(
       ['enum', ['enum']],
       ['type', ['type', 'typedef', 'alias', 'typealias', 'talias']],
       ['variable', ['variable', 'var', 'local']],
-      ['constant', ['constant', 'const', 'enumerator', 'enumconstant']],
+      ['constant', ['constant', 'const', 'enumerator', 'enumconstant', 'enummember']],
       ['field', ['field', 'member', 'anonmember']],
       ['property', ['property']],
       ['module', ['module', 'package']],
@@ -56,7 +57,7 @@ export function normalizeKind(rawKind: string, language: string, parentKind?: st
   return kind;
 }
 
-const TYPE_SCOPES = new Set(['class', 'classes', 'struct', 'union', 'interface', 'implementation', 'trait']);
+const TYPE_SCOPES = new Set(['class', 'classes', 'struct', 'union', 'interface', 'implementation', 'impl', 'trait', 'enum', 'type']);
 
 /** Validates `kinds`; an unknown one is INVALID_ARGUMENT listing the valid ones. */
 export function parseKinds(kinds: readonly string[] | undefined): Set<Kind> | undefined {

@@ -23,7 +23,8 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     const file = `${s.repo}/${s.path}`;
     if (file !== lastFile) lines.push('', `${file} (${s.language})`);
     lastFile = file;
-    const kind = s.kind === s.raw_kind ? s.kind : `${s.kind} (${s.raw_kind})`;
+    // The parser's own word only where it says more than the normalized kind (`method (func)`, not `method (Method)`).
+    const kind = s.kind === s.raw_kind.toLowerCase() ? s.kind : `${s.kind} (${s.raw_kind})`;
     lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}]`);
   }
   lines.push('', `${out.symbols.length} symbol(s) on this page; ${count(out.stats.symbols, out.stats.complete)} in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`);

@@ -26,7 +26,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { TOKEN } from '../support/http.js';
 import { call, connectInProcess, connectStdio, ok } from '../support/mcp.js';
-import { CTAGS_COMMAND, FIXTURES, freePort, git, LINT_BIN, REPO_PREFIX, ROOT, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
+import { FIXTURES, freePort, git, LINT_BIN, REPO_PREFIX, ROOT, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
 
 const DOCKERFILE = join(ROOT, 'docker/Dockerfile');
 const COMPOSE = join(ROOT, 'docker/compose.yaml');
@@ -82,6 +82,9 @@ function stages(text: string): Instruction[][] {
 
 const dockerfile = stages(readFileSync(DOCKERFILE, 'utf8'));
 const runtime = dockerfile[dockerfile.length - 1]!;
+const indexerStage = dockerfile.find((stage) => / AS indexer$/.test(stage[0]!.args))!;
+/** The Zoekt image's tag the Dockerfile builds the indexer from. */
+const ZOEKT_IMAGE_TAG = /^ARG ZOEKT_IMAGE=ghcr\.io\/sourcegraph\/zoekt:(\S+)$/m.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1];
 const one = (cmd: string) => {
   const found = runtime.filter((i) => i.cmd === cmd);
   expect(found, cmd).toHaveLength(1);
@@ -139,17 +142,42 @@ const healthcheck = () => execForm(/\bCMD (\[.*\])$/.exec(one('HEALTHCHECK'))![1
 
 describe('docker/Dockerfile', () => {
   it('builds in one stage and runs from another, as a non-root user, from a pinned base', () => {
-    expect(dockerfile.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile.length).toBe(3);
     const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1];
     expect(base).toMatch(/^node:\d+\.\d+-alpine$/);
-    for (const stage of dockerfile) expect(stage[0]!.args).toMatch(/^\$\{NODE_IMAGE\}/);
-    expect(dockerfile[0]![0]!.args).toMatch(/ AS build$/);
+    expect(dockerfile[0]![0]!.args).toMatch(/^\$\{NODE_IMAGE\} AS build$/);
+    expect(dockerfile[1]![0]!.args).toMatch(/^\$\{ZOEKT_IMAGE\} AS indexer$/);
+    expect(runtime[0]!.args).toMatch(/^\$\{NODE_IMAGE\}$/);
     const user = one('USER');
     expect(user).toMatch(/^\d+:\d+$/);
     expect(user.split(':').map(Number)).not.toContain(0);
     // The runtime stage takes only the build's results, not the sources or the compiler.
     expect(runtime.filter((i) => i.cmd === 'COPY').map((i) => i.args)).not.toContainEqual(expect.stringMatching(/\bsrc\b(?!\/)/));
     expect(runtime.some((i) => i.cmd === 'RUN' && /npm ci|npm install/.test(i.args))).toBe(false);
+  });
+
+  it('builds an indexer stage that lays out the extractor as this checkout does (what the indexer.sh test below runs)', () => {
+    const env = Object.fromEntries(indexerStage.filter((i) => i.cmd === 'ENV').flatMap((i) => i.args.split(' ').map((p) => p.split('=') as [string, string])));
+    const home = env.ZOEKT_MCP_HOME!;
+    expect(indexerStage.find((i) => i.cmd === 'WORKDIR')!.args).toBe(home);
+    const copied = new Map<string, string>();
+    for (const i of indexerStage.filter((x) => x.cmd === 'COPY')) {
+      const words = i.args.split(' ').filter((w) => !w.startsWith('--'));
+      const rawDest = words.pop()!;
+      const dest = posix.resolve(home, rawDest);
+      for (const src of words) {
+        const inImage = rawDest.endsWith('/') || words.length > 1 ? posix.join(dest, posix.basename(src)) : dest;
+        copied.set(posix.relative(home, inImage), i.args.includes('--from=build') ? posix.relative('/src', src) : src);
+      }
+    }
+    // Every file zoekt-config/index and the extractor need, at the same place relative to the home.
+    for (const need of ['zoekt-config/index', 'zoekt-config/scip-ctags', 'zoekt-config/universal-ctags', 'dist', 'node_modules/web-tree-sitter', 'package.json', 'indexer.sh']) {
+      expect(copied.has(need), need).toBe(true);
+    }
+    expect(copied.get('indexer.sh')).toBe('docker/indexer.sh');
+    expect(existsSync(join(ROOT, 'dist/extractor/main.js')) && existsSync(join(ROOT, 'dist/grammars'))).toBe(true);
+    expect(execForm(indexerStage.find((i) => i.cmd === 'ENTRYPOINT')!.args)).toEqual(['/bin/sh', `${home}/indexer.sh`]);
+    expect(readFileSync(INDEXER, 'utf8')).toContain(`ZOEKT_MCP_HOME=\${ZOEKT_MCP_HOME:-${home}}`);
   });
 
   it('copies only what exists in the build context and is not left out by .dockerignore', () => {
@@ -278,7 +306,7 @@ function withoutIds(value: unknown): unknown {
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile: string; target?: string; args?: Record<string, string> };
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
@@ -336,7 +364,12 @@ describe('docker/compose.yaml', () => {
     expect(zoekt.ports).toBeUndefined();
     const listen = zoekt.command![zoekt.command!.indexOf('-listen') + 1];
     expect(compose.services['zoekt-mcp']!.environment!.ZOEKT_URL).toBe(`http://zoekt${listen}`);
-    expect(compose.services.indexer!.image).toBe(zoekt.image);
+    // The indexer is that image with the symbol extractor added (docker/Dockerfile, target indexer).
+    const build = compose.services.indexer!.build!;
+    expect(join(composeDir, build.context, build.dockerfile)).toBe(DOCKERFILE);
+    expect(build.target).toBe('indexer');
+    expect(build.args).toEqual({ ZOEKT_IMAGE: zoekt.image });
+    expect(`ghcr.io/sourcegraph/zoekt:${ZOEKT_IMAGE_TAG}`).toBe(zoekt.image);
   });
 
   it('publishes zoekt-mcp on the loopback address only, builds it from docker/Dockerfile, and starts it once Zoekt is healthy', () => {
@@ -350,21 +383,20 @@ describe('docker/compose.yaml', () => {
     expect(mcp.cap_drop).toEqual(['ALL']);
   });
 
-  it('checks the health of every service (zoekt-mcp through its image) and keeps the index in a named volume', () => {
+  it('checks the health of every service (zoekt-mcp and the indexer through their images) and keeps the index in a named volume', () => {
     expect(compose.services.zoekt!.healthcheck!.test.join(' ')).toContain('/healthz');
-    expect(compose.services.indexer!.healthcheck!.test.slice(-2)).toEqual(['/opt/zoekt-mcp/indexer.sh', 'health']);
+    expect(compose.services.indexer!.healthcheck).toBeUndefined();
+    expect(indexerStage.find((i) => i.cmd === 'HEALTHCHECK')!.args).toMatch(/CMD \["\/bin\/sh", "\/opt\/zoekt-mcp\/indexer.sh", "health"\]$/);
     expect(compose.services['zoekt-mcp']!.healthcheck).toBeUndefined();
     expect(one('HEALTHCHECK')).toContain('CMD');
     expect(Object.keys(compose.volumes ?? {})).toEqual(['zoekt-data']);
     for (const name of ['zoekt', 'indexer']) expect(compose.services[name]!.volumes).toContain('zoekt-data:/data');
   });
 
-  it('mounts the host repositories read-only and the indexer script that exists here, with the variables it reads', () => {
+  it('mounts the host repositories read-only, and sets the variables the indexer script reads', () => {
     const indexer = compose.services.indexer!;
     expect(indexer.volumes).toContain('/home/me/src:/repos:ro');
-    const script = indexer.volumes!.find((v) => v.endsWith(':/opt/zoekt-mcp/indexer.sh:ro'))!;
-    expect(join(composeDir, script.split(':')[0]!)).toBe(INDEXER);
-    expect(indexer.command).toEqual(['/bin/sh', '/opt/zoekt-mcp/indexer.sh']);
+    expect(indexer.command).toBeUndefined();
     const text = readFileSync(INDEXER, 'utf8');
     for (const name of Object.keys(indexer.environment!)) expect(text, name).toContain(`\${${name}:-`);
     expect(indexer.environment!.REPOS_DIR).toBe('/repos');
@@ -407,9 +439,9 @@ describe('docker/indexer.sh', () => {
   let data: string;
   let source: string;
   const env = (extra: Record<string, string>) => ({
-    PATH: [ZOEKT_BIN, process.env.PATH ?? ''].join(delimiter),
+    PATH: [ZOEKT_BIN, dirname(process.execPath), process.env.PATH ?? ''].join(delimiter),
     HOME: work,
-    CTAGS_COMMAND,
+    ZOEKT_MCP_HOME: ROOT,
     DATA_DIR: data,
     REPOS_DIR: repos,
     ...extra,
@@ -469,6 +501,13 @@ describe('docker/indexer.sh', () => {
       expect(names).toEqual(['gosvc', 'notes', mirrorName()].sort());
       const hit = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'fn start', repos: [mirrorName()], context_lines: 0 }));
       expect(hit.results.map((x) => x.path)).toContain('src/server.rs');
+      // Symbols from the tree-sitter extractor (its kind words are SCIP's) in git and plain folders,
+      // and Universal Ctags' for Markdown, which it does not parse.
+      const kinds = async (name: string, repo: string) =>
+        ok<{ symbols: { raw_kind: string }[] }>(await call(mcp.client, 'search_symbols', { name, repos: [repo], case_sensitive: true })).symbols.map((x) => x.raw_kind);
+      expect(await kinds('NewServer', 'gosvc')).toEqual(['Function']);
+      expect(await kinds('Server', mirrorName())).toEqual(['Struct']);
+      expect(await kinds('Latin', 'notes')).toEqual(['section']);
     } finally {
       await mcp.close();
     }

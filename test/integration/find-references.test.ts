@@ -74,7 +74,8 @@ describe('find_references', () => {
     expect(out.definitions).toHaveLength(30);
     const sites = new Set(out.definitions.map(at));
     expect(out.usages.filter((u) => sites.has(at(u)))).toEqual([]);
-    expect(new Set(out.definitions.map((d) => d.kind))).toEqual(new Set(['function', 'method', 'class', 'constant']));
+    // `export const process = (…) => …` is a function.
+    expect(new Set(out.definitions.map((d) => d.kind))).toEqual(new Set(['function', 'method', 'class']));
     const methods = await refs({ symbol: 'process', kind: 'method', limit: 200 });
     expect(methods.definitions).toHaveLength(14);
     // The other 16 definition lines are still definitions, not usages.
@@ -101,6 +102,8 @@ describe('find_references', () => {
       'javaapp/src/main/java/com/acme/UserService.java:23',
       'javaapp/src/main/java/com/acme/UserService.java:27',
       'javaapp/src/main/java/com/acme/UserService.java:31',
+      'native/include/user_service.h:14',
+      'native/include/user_service.h:15',
       'native/src/user_service.cpp:14',
       'native/src/user_service.cpp:5',
       'pytools/acme_tools/users.py:18',

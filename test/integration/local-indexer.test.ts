@@ -11,14 +11,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
 import type { RepoEntry } from '../../src/local/repos.js';
 import { gitIn } from '../support/local.js';
-import { CTAGS_COMMAND, FIXTURES, ZOEKT_BIN } from '../support/zoekt.js';
+import { FIXTURES, INDEX_COMMAND, ZOEKT_BIN } from '../support/zoekt.js';
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-indexer-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function pathsIn(dir: string): IndexerPaths & { logged: () => string } {
   let log = '';
-  return { bin: ZOEKT_BIN, index: join(dir, 'index'), shadows: join(dir, 'shadow'), ctags: CTAGS_COMMAND, log: (l) => (log += l), logged: () => log };
+  return { bin: ZOEKT_BIN, index: join(dir, 'index'), shadows: join(dir, 'shadow'), indexCommand: INDEX_COMMAND, log: (l) => (log += l), logged: () => log };
 }
 
 async function index(paths: IndexerPaths, e: RepoEntry): Promise<string> {

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CLIENTS } from '../../scripts/gen-docs.mjs';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
+import { GRAMMARS } from '../../src/extractor/languages.js';
 import { TOOLS } from '../../src/tools/index.js';
 import { startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { allIndexed } from '../support/local.js';
@@ -66,11 +67,23 @@ async function connect(command: string, args: string[], env: Record<string, stri
 }
 
 describe('npm pack', () => {
-  it('packs the built server, its two commands with what they run, the license and the README, and nothing else', () => {
+  it('packs the built server, its two commands with what they run, the extractor with its grammars, the license and the README, and nothing else', () => {
     const sources = walk(join(ROOT, 'src')).filter((f) => f.endsWith('.ts'));
     for (const src of sources) expect(packed, src).toContain(`dist/${relative(join(ROOT, 'src'), src).replace(/\.ts$/, '.js')}`);
+    const grammars = GRAMMARS.map((g) => `dist/grammars/${g.wasm}`).sort();
     const rest = packed.filter((f) => !/^dist\/.*\.js$/.test(f));
-    expect(rest).toEqual(['LICENSE', 'README.md', 'package.json', 'scripts/install-zoekt.sh', 'scripts/serve.sh', 'zoekt-config/universal-ctags', 'zoekt-config/zoekt.env']);
+    expect(rest).toEqual([
+      'LICENSE',
+      'README.md',
+      ...grammars,
+      'package.json',
+      'scripts/install-zoekt.sh',
+      'scripts/serve.sh',
+      'zoekt-config/index',
+      'zoekt-config/scip-ctags',
+      'zoekt-config/universal-ctags',
+      'zoekt-config/zoekt.env',
+    ]);
   });
 });
 

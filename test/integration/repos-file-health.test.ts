@@ -14,7 +14,7 @@ import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { corpusFiles } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
-import { CTAGS_COMMAND, DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, git, REPO_PREFIX, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
+import { DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, git, REPO_PREFIX, runIndexer, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
 
 let mcp: Connected;
 beforeAll(async () => {
@@ -141,10 +141,7 @@ describe('get_file', () => {
     writeFileSync(join(repoDir, 'version.txt'), 'version on dev\n');
     git(repoDir, 'commit', '-q', '-am', 'dev');
     git(repoDir, 'checkout', '-q', 'main');
-    execFileSync(join(ZOEKT_BIN, 'zoekt-git-index'), ['-require_ctags', '-branches', 'main,dev', '-index', join(work, 'index'), repoDir], {
-      env: { ...process.env, CTAGS_COMMAND },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    runIndexer('git', ['-branches', 'main,dev', '-index', join(work, 'index'), repoDir]);
     const zoekt = await startWebserver({ indexDir: join(work, 'index'), expectRepos: 1 });
     const own = await connectStdio({ ZOEKT_URL: zoekt.url });
     try {

@@ -213,20 +213,20 @@ describe('search_symbols on the Go tree', { timeout: WALK_TIMEOUT_MS }, () => {
     );
     const sites = items.map(siteOf);
     expect(new Set(sites).size).toBe(sites.length);
-    // Methods of interfaces (ctags methodSpec) are methods too; the func declarations are ctags' 'func'.
-    const funcs = items.filter((s) => s.raw_kind === 'func').map(siteOf);
+    // Methods of interfaces are methods too; the rest are the func declarations.
+    const funcs = items.filter((s) => s.parent_kind !== 'Interface').map(siteOf);
     expect(funcs.sort()).toEqual(expected.sort());
-    for (const spec of items.filter((s) => s.raw_kind !== 'func')) expect(spec.raw_kind, siteOf(spec)).toBe('methodSpec');
+    for (const spec of items.filter((s) => s.parent_kind === 'Interface')) expect(spec.raw_kind, siteOf(spec)).toBe('Method');
     expect(pages[0]!.stats).toMatchObject({ symbols: items.length, complete: true });
   });
 
-  it('a Go type alias (type A = B, ctags talias) is a type', async () => {
+  it('a Go type alias (type A = B) is a type', async () => {
     const expected = goTypeDefinitions(srcRoot, corpus.indexed, 'FuncMap').map((m) => `${m.path}:${m.line}`);
     const out = ok<Out>(await call(mcp.client, 'search_symbols', { name: 'FuncMap', case_sensitive: true, kinds: ['type'] }));
     const symbols = out.symbols as { path: string; line: number; kind: string; raw_kind: string; signature: string }[];
     expect(symbols.map(siteOf).sort()).toEqual(expected.sort());
     const alias = symbols.find((s) => s.path === 'html/template/template.go');
-    expect(alias).toMatchObject({ kind: 'type', raw_kind: 'talias', signature: 'type FuncMap = template.FuncMap' });
+    expect(alias).toMatchObject({ kind: 'type', raw_kind: 'TypeAlias', signature: 'type FuncMap = template.FuncMap' });
   });
 });
 

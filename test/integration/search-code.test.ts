@@ -229,7 +229,7 @@ describe('filters', () => {
   });
 });
 
-describe('symbols (ctags ran at indexing)', () => {
+describe('symbols (indexed with the tree-sitter extractor)', () => {
   it('a sym: query returns the definition with its symbol kind', async () => {
     const where = locate('gosvc', 'internal/server/server.go', /^type Server struct/);
     const out = await search({ query: 'sym:^Server$', repos: ['gosvc'], paths: ['internal/'], context_lines: 0 });
@@ -241,10 +241,10 @@ describe('symbols (ctags ran at indexing)', () => {
     const where = locate('gosvc', 'internal/server/server.go', 'func (s *Server) Start() error');
     const out = await search({ query: 'sym:^Start$', repos: ['gosvc'], paths: ['internal/'], context_lines: 0 });
     const match = out.results.flatMap((r) => r.matches).find((m) => m.line === where.line);
-    expect(match?.symbol).toEqual({ name: 'Start', kind: 'func', parent: 'Server' });
+    expect(match?.symbol).toEqual({ name: 'Start', kind: 'method', parent: 'Server' });
   });
 
-  it('TSX files get symbols from the ctags definitions Zoekt adds for .tsx', async () => {
+  it('TSX files get their symbols from the TSX grammar', async () => {
     const where = locate('webapp', 'src/components/App.tsx', /class Widget/);
     const out = await search({ query: 'sym:^Widget$', repos: ['webapp'], context_lines: 0 });
     const file = out.results.find((r) => r.path === 'src/components/App.tsx');
@@ -271,7 +271,7 @@ describe('symbols are indexed in every fixture language', () => {
     ['TypeScript', 'webapp', 'src/services/UserService.ts', 'UserService', 'class'],
     ['TSX', 'webapp', 'src/components/App.tsx', 'App', 'function'],
     ['JavaScript', 'webapp', 'src/util/strings.js', 'foobar', 'function'],
-    ['Go', 'gosvc', 'internal/server/server.go', 'NewServer', 'func'],
+    ['Go', 'gosvc', 'internal/server/server.go', 'NewServer', 'function'],
     ['Python', 'pytools', 'acme_tools/server.py', 'MAX_WORKERS', 'variable'],
     ['Rust', 'rustlib', 'src/server.rs', 'State', 'enum'],
     ['Java', 'javaapp', 'src/main/java/com/acme/UserService.java', 'MAX_USERS', 'field'],

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectStdio, ok, type Connected } from '../support/mcp.js';
-import { CTAGS_COMMAND, git, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
+import { git, runIndexer, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
 
 const FILES = 300;
 
@@ -34,10 +34,7 @@ beforeAll(async () => {
   git(repo, 'checkout', '-q', 'main');
   const index = join(work, 'index');
   mkdirSync(index);
-  execFileSync(join(ZOEKT_BIN, 'zoekt-git-index'), ['-require_ctags', '-branches', 'main,dev', '-index', index, repo], {
-    env: { ...process.env, CTAGS_COMMAND },
-    stdio: 'ignore',
-  });
+  runIndexer('git', ['-branches', 'main,dev', '-index', index, repo]);
   zoekt = await startWebserver({ indexDir: index, expectRepos: 1 });
   mcp = await connectStdio({ ZOEKT_URL: zoekt.url });
 });

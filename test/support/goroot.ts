@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CTAGS_COMMAND, ROOT, ZOEKT_BIN } from './zoekt.js';
+import { indexerFingerprint, ROOT, runIndexer, ZOEKT_BIN } from './zoekt.js';
 
 export interface GorootIndex {
   /** The directory of .zoekt shards, for zoekt-webserver -index. */
@@ -28,7 +28,7 @@ export interface GorootIndex {
 }
 
 /** Bump when the way the index is built changes, so old caches are not reused. */
-const FORMAT = 'v1';
+const FORMAT = 'v2';
 const MARKER = 'complete.json';
 const WAIT_FOR_OTHER_BUILD_MS = 10 * 60_000;
 
@@ -59,7 +59,7 @@ export function gorootIndexDir(goroot = goEnv('GOROOT')): string {
   const goVersion = goEnv('GOVERSION');
   const hash = createHash('sha256').update(goroot).digest('hex').slice(0, 12);
   const cacheRoot = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools'), 'goroot-index');
-  return join(cacheRoot, `${zoektVersion}-${goVersion}-${hash}-${FORMAT}`.replace(/[^A-Za-z0-9._-]/g, '_'));
+  return join(cacheRoot, `${zoektVersion}-${goVersion}-${hash}-${FORMAT}-${indexerFingerprint()}`.replace(/[^A-Za-z0-9._-]/g, '_'));
 }
 
 /** Removes temporary build directories left by runs that were killed (their pid is gone). */
@@ -157,13 +157,9 @@ export function buildGorootIndex(): GorootIndex {
     const tmpIndex = join(tmpDir, 'index');
     mkdirSync(tmpIndex, { recursive: true });
     try {
-      log(`indexing ${srcRoot} with ${join(ZOEKT_BIN, 'zoekt-index')} -require_ctags (about 45 s)...`);
+      log(`indexing ${srcRoot} with zoekt-config/index dir (zoekt-index, tree-sitter symbols; about 30 s)...`);
       const started = Date.now();
-      execFileSync(join(ZOEKT_BIN, 'zoekt-index'), ['-require_ctags', '-index', tmpIndex, srcRoot], {
-        env: { ...process.env, CTAGS_COMMAND },
-        stdio: ['ignore', 'ignore', 'pipe'],
-        maxBuffer: 64 << 20,
-      });
+      runIndexer('dir', ['-index', tmpIndex, srcRoot]);
       const ms = Date.now() - started;
       const shards = readdirSync(tmpIndex).filter((f) => f.endsWith('.zoekt'));
       if (!shards.length) throw new Error(`zoekt-index wrote no shard into ${tmpIndex}`);

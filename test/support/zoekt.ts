@@ -4,6 +4,7 @@
  * github.com/acme/<folder>), and zoekt-webserver processes on 127.0.0.1.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -26,6 +27,32 @@ export const ZOEKT_PARSE = join(TOOLS_DIR, 'zoekt-parse', pinnedVersion(), 'zoek
 /** hadolint and shellcheck, installed by scripts/setup.sh lint (the global setup runs it). */
 export const LINT_BIN = join(TOOLS_DIR, 'lint', 'bin');
 export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
+/** How every index of this project is built (zoekt-config/index git|dir): symbols from the tree-sitter extractor and Universal Ctags. */
+export const INDEX_COMMAND = join(ROOT, 'zoekt-config/index');
+
+/**
+ * A hash of what decides the symbols in an index besides Zoekt: the extractor's sources, the
+ * indexing scripts and the installed grammars' versions. Cached indexes are keyed by it.
+ */
+export function indexerFingerprint(): string {
+  const hash = createHash('sha256');
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+  for (const file of [...files(join(ROOT, 'src/extractor')).sort(), INDEX_COMMAND, join(ROOT, 'zoekt-config/scip-ctags')]) hash.update(file).update(readFileSync(file));
+  for (const pkg of readdirSync(join(ROOT, 'node_modules')).filter((n) => n.startsWith('tree-sitter-') || n === 'web-tree-sitter').sort()) {
+    hash.update(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json')));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
+
+/** Runs zoekt-config/index with the pinned Zoekt; `-require_ctags`: a symbol parser that fails fails the test set-up. */
+export function runIndexer(kind: 'git' | 'dir', args: string[]): void {
+  execFileSync(INDEX_COMMAND, [kind, '-require_ctags', ...args], {
+    env: { ...process.env, ZOEKT_BIN, ZOEKT_MCP_NODE: process.execPath },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
+}
 
 /** The fixture repositories: every folder directly under test/fixtures/. */
 export function fixtureRepos(): string[] {
@@ -61,7 +88,7 @@ export const DEV_BRANCH_MARKER = 'dev_branch_only_marker';
 
 /**
  * Copies each fixture folder into `workDir`, commits it as a git repository (branch main; webapp
- * also gets a dev branch), and indexes them all with zoekt-git-index -require_ctags.
+ * also gets a dev branch), and indexes them all with zoekt-config/index git (zoekt-git-index).
  */
 export function buildFixtureIndex(workDir: string): { indexDir: string; repos: string[] } {
   const srcDir = join(workDir, 'repos');
@@ -90,11 +117,7 @@ export function buildFixtureIndex(workDir: string): { indexDir: string; repos: s
     }
     dirs.push(dir);
   }
-  execFileSync(
-    join(ZOEKT_BIN, 'zoekt-git-index'),
-    ['-require_ctags', '-allow_missing_branches', '-branches', 'main,dev', '-index', indexDir, ...dirs],
-    { env: { ...process.env, CTAGS_COMMAND }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  runIndexer('git', ['-allow_missing_branches', '-branches', 'main,dev', '-index', indexDir, ...dirs]);
   return { indexDir, repos: names.map((n) => `${REPO_PREFIX}${n}`) };
 }
 

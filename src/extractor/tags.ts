@@ -1,0 +1,74 @@
+/**
+ * What the extractor reports for a file: one tag per definition, in the shape Zoekt's indexer
+ * stores (name, line, kind, enclosing scope and its kind).
+ *
+ * Kinds are the names of SCIP's SymbolInformation.Kind (PascalCase). Zoekt lower-cases a kind
+ * before ranking by it, so `Class`, `Method`, `Function`… rank as Universal Ctags' `class`,
+ * `method`, `function` do; and because Universal Ctags never writes a kind in PascalCase, the
+ * kinds in an index also tell which of the two parsers tagged a file (see search/coverage.ts).
+ */
+import type { Node } from 'web-tree-sitter';
+
+export const TAG_KINDS = [
+  'Class', 'Struct', 'Union', 'Interface', 'Trait', 'Enum', 'EnumMember', 'TypeAlias', 'Type',
+  'Function', 'Method', 'Constructor', 'Field', 'Property', 'Constant', 'Variable',
+  'Module', 'Namespace', 'Package', 'Macro',
+] as const;
+export type TagKind = (typeof TAG_KINDS)[number];
+
+/** An `impl` block's scope (Rust): its members belong to the type it implements. */
+export type ScopeKind = TagKind | 'Impl';
+
+export interface Tag {
+  name: string;
+  /** 1-based line of the name. */
+  line: number;
+  kind: TagKind;
+  /** The enclosing definitions, outermost first, joined by the language's separator. */
+  scope?: string;
+  scopeKind?: ScopeKind;
+}
+
+/** An enclosing definition: its qualified name and kind. */
+export interface Scope {
+  path: string;
+  kind: ScopeKind;
+}
+
+/**
+ * The named nodes of a field. A grammar may file the separators of a list under the field too
+ * (Go's `const B, C`), and those are not names.
+ */
+export function fieldNodes(node: Node, field: string): Node[] {
+  return node.childrenForFieldName(field).filter((n) => n.isNamed);
+}
+
+/** Names longer than this are not identifiers anyone searches for (generated or minified code). */
+const MAX_NAME = 200;
+
+/** Collects the tags of one file; a language's walker calls `add` for each definition it meets. */
+export class TagSink {
+  readonly tags: Tag[] = [];
+
+  constructor(readonly separator: string) {}
+
+  /** Tags `name` (the text of `at` by default) on `at`'s line; returns the scope it opens. */
+  add(at: Node | null | undefined, kind: TagKind, scope: Scope | undefined, name = at?.text): Scope | undefined {
+    if (!at || !name) return undefined;
+    const inner: Scope = { path: scope ? `${scope.path}${this.separator}${name}` : name, kind };
+    // Zoekt keeps a tag only where its name is spelled on its line.
+    if (name.length > MAX_NAME || name.includes('\n')) return inner;
+    const tag: Tag = { name, line: at.startPosition.row + 1, kind };
+    if (scope) {
+      tag.scope = scope.path;
+      tag.scopeKind = scope.kind;
+    }
+    this.tags.push(tag);
+    return inner;
+  }
+
+  /** A scope that is not itself tagged (a Rust `impl` block). */
+  scope(name: string, kind: ScopeKind, outer: Scope | undefined): Scope {
+    return { path: outer ? `${outer.path}${this.separator}${name}` : name, kind };
+  }
+}

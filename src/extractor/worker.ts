@@ -1,0 +1,24 @@
+/**
+ * The tree-sitter side of the extractor, in a worker thread of its own: a grammar that crashes
+ * (a WebAssembly trap) or never returns takes this thread down, not the process that answers
+ * the indexer, which starts a new worker and carries on.
+ */
+import { parentPort } from 'node:worker_threads';
+import { extract } from './extract.js';
+import { grammar, type GrammarId } from './languages.js';
+
+export interface ParseRequest {
+  id: number;
+  grammar: GrammarId;
+  source: string;
+  timeoutMs: number;
+}
+
+export type ParseReply = { id: number; ok: true; tags: import('./tags.js').Tag[]; errorLines: [number, number][] } | { id: number; ok: false; error: string };
+
+parentPort?.on('message', (request: ParseRequest) => {
+  extract(grammar(request.grammar), request.source, request.timeoutMs).then(
+    (result) => parentPort!.postMessage({ id: request.id, ok: true, ...result } satisfies ParseReply),
+    (e: unknown) => parentPort!.postMessage({ id: request.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies ParseReply),
+  );
+});
