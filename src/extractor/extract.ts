@@ -18,10 +18,24 @@ import { extractRust } from './lang/rust.js';
 import { extractTypeScript } from './lang/typescript.js';
 import { TagSink, type Tag } from './tags.js';
 
-const WALKERS: Record<GrammarId, { walk: (root: Node, sink: TagSink) => void; separator: string }> = {
-  typescript: { walk: extractTypeScript, separator: '.' },
-  tsx: { walk: extractTypeScript, separator: '.' },
-  javascript: { walk: extractTypeScript, separator: '.' },
+interface Walker {
+  walk: (root: Node, sink: TagSink) => void;
+  /** Joins the names of nested scopes. */
+  separator: string;
+  /**
+   * A line that starts a top-level statement: where a file the grammar could not parse whole can
+   * be cut, to parse its parts alone (see `extract`).
+   */
+  topLevel?: RegExp;
+}
+
+/** In TypeScript and JavaScript as people format it, top-level statements start at column 0. */
+const SCRIPT_TOP_LEVEL = /^(?:\/\*\*|@[A-Za-z_$]|(?:export|import|function|async|class|abstract|interface|type|enum|declare|namespace|module|const|let|var)\b)/;
+
+const WALKERS: Record<GrammarId, Walker> = {
+  typescript: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
+  tsx: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
+  javascript: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
   python: { walk: extractPython, separator: '.' },
   go: { walk: extractGo, separator: '.' },
   rust: { walk: extractRust, separator: '::' },
@@ -61,7 +75,37 @@ async function languageOf(g: Grammar): Promise<Language> {
 /** A parser per grammar, reused across files. */
 const parsers = new Map<GrammarId, Parser>();
 
-/** Parses `source` and returns its definitions; throws when the parse outlives `timeoutMs`. */
+type Lines = [number, number][];
+
+const within = (line: number, ranges: Lines) => ranges.some(([from, to]) => line >= from && line <= to);
+
+/** Parses `text` and walks it; the tags and the line ranges of ERROR nodes, `lineOffset` lines down. */
+function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number): Extraction {
+  const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    parser.reset();
+    throw new Error(`parsing took longer than ${timeoutMs} ms`);
+  }
+  try {
+    const root = tree.rootNode;
+    const sink = new TagSink(walker.separator, lineOffset);
+    walker.walk(root, sink);
+    const errorLines: Lines = root.hasError ? root.descendantsOfType('ERROR').map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]) : [];
+    return { tags: sink.tags, errorLines };
+  } finally {
+    tree.delete();
+  }
+}
+
+/**
+ * Parses `source` and returns its definitions; throws when the parse outlives `timeoutMs`.
+ *
+ * A grammar that stumbles on a construct it does not know can lose the rest of the file with it
+ * (tree-sitter-typescript on variance annotations, some call signatures). Where the whole parse
+ * has errors, each top-level statement it covers is parsed again on its own, so that the
+ * mistake stays in the statement that has it; what is still in error is reported for Universal
+ * Ctags to fill.
+ */
 export async function extract(g: Grammar, source: string, timeoutMs: number): Promise<Extraction> {
   const language = await languageOf(g);
   let parser = parsers.get(g.id);
@@ -71,19 +115,26 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
     parsers.set(g.id, parser);
   }
   const deadline = performance.now() + timeoutMs;
-  const tree = parser.parse(source, null, { progressCallback: () => performance.now() > deadline });
-  if (!tree) {
-    parser.reset();
-    throw new Error(`parsing took longer than ${timeoutMs} ms`);
+  const walker = WALKERS[g.id];
+  const whole = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs);
+  if (!whole.errorLines.length || !walker.topLevel) return whole;
+  const lines = source.split('\n');
+  const starts = [0, ...lines.flatMap((l, i) => (i > 0 && walker.topLevel!.test(l) ? [i] : []))];
+  const have = new Set(whole.tags.map((t) => `${t.line}\0${t.name}`));
+  const tags = [...whole.tags];
+  const errorLines: Lines = [];
+  for (let k = 0; k < starts.length; k++) {
+    const from = starts[k]!;
+    const to = (starts[k + 1] ?? lines.length) - 1;
+    // Only the statements the whole parse had errors in.
+    if (!whole.errorLines.some(([a, b]) => a - 1 <= to && b - 1 >= from)) continue;
+    const part = parseAndWalk(parser, walker, lines.slice(from, to + 1).join('\n'), from, deadline, timeoutMs);
+    for (const t of part.tags) {
+      if (!within(t.line, whole.errorLines) || have.has(`${t.line}\0${t.name}`)) continue;
+      have.add(`${t.line}\0${t.name}`);
+      tags.push(t);
+    }
+    errorLines.push(...part.errorLines);
   }
-  try {
-    const root = tree.rootNode;
-    const { walk, separator } = WALKERS[g.id];
-    const sink = new TagSink(separator);
-    walk(root, sink);
-    const errorLines: [number, number][] = root.hasError ? root.descendantsOfType('ERROR').map((n) => [n.startPosition.row + 1, n.endPosition.row + 1]) : [];
-    return { tags: sink.tags, errorLines };
-  } finally {
-    tree.delete();
-  }
+  return { tags, errorLines };
 }

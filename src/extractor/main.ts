@@ -58,6 +58,14 @@ function tagLine(tag: Tag, filename: string, language: string): string | undefin
   return protocolLine(line);
 }
 
+/** Scopes whose tags Universal Ctags gives for names local to a function body (TypeScript's `const` inside a function). */
+const BODY_SCOPES = new Set(['function', 'method', 'generator', 'constructor', 'getter', 'setter', 'accessor', 'member', 'lambda']);
+
+/** A tag of Universal Ctags' that names a local, not a definition. */
+function isLocal(t: TagLine): boolean {
+  return t.kind === 'local' || t.kind === 'parameter' || BODY_SCOPES.has(t.scopeKind ?? '');
+}
+
 /** Answers one file: its tag lines. */
 async function tagsFor(filename: string, content: Buffer, worker: ParseWorker, ctags: UniversalCtags): Promise<string[]> {
   const text = content.length <= MAX_PARSE_BYTES ? content.toString('utf8') : '';
@@ -71,7 +79,7 @@ async function tagsFor(filename: string, content: Buffer, worker: ParseWorker, c
         const have = new Set(tags.map((t) => `${t.line}\0${t.name}`));
         const inError = (line: number) => errorLines.some(([from, to]) => line >= from && line <= to);
         for (const t of await ctags.tags(filename, content)) {
-          if (!inError(t.line) || have.has(`${t.line}\0${t.name}`)) continue;
+          if (!inError(t.line) || isLocal(t) || have.has(`${t.line}\0${t.name}`)) continue;
           lines.push(protocolLine({ ...t, path: filename }));
         }
       }

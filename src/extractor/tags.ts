@@ -43,22 +43,27 @@ export function fieldNodes(node: Node, field: string): Node[] {
   return node.childrenForFieldName(field).filter((n) => n.isNamed);
 }
 
-/** Names longer than this are not identifiers anyone searches for (generated or minified code). */
-const MAX_NAME = 200;
+/** Longer names are not identifiers anyone searches for (generated code); a tag line stays under go-ctags' 4 KiB. */
+const MAX_NAME = 1000;
 
 /** Collects the tags of one file; a language's walker calls `add` for each definition it meets. */
 export class TagSink {
   readonly tags: Tag[] = [];
 
-  constructor(readonly separator: string) {}
+  /** `lineOffset`: lines before the text parsed (a part of a file parsed alone). */
+  constructor(
+    readonly separator: string,
+    private readonly lineOffset = 0,
+  ) {}
 
   /** Tags `name` (the text of `at` by default) on `at`'s line; returns the scope it opens. */
   add(at: Node | null | undefined, kind: TagKind, scope: Scope | undefined, name = at?.text): Scope | undefined {
-    if (!at || !name) return undefined;
+    // `_` (Go's blank identifier, a throwaway in most languages) names nothing that can be found.
+    if (!at || !name || name === '_') return undefined;
     const inner: Scope = { path: scope ? `${scope.path}${this.separator}${name}` : name, kind };
     // Zoekt keeps a tag only where its name is spelled on its line.
     if (name.length > MAX_NAME || name.includes('\n')) return inner;
-    const tag: Tag = { name, line: at.startPosition.row + 1, kind };
+    const tag: Tag = { name, line: at.startPosition.row + 1 + this.lineOffset, kind };
     if (scope) {
       tag.scope = scope.path;
       tag.scopeKind = scope.kind;

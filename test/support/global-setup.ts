@@ -3,13 +3,15 @@
  * index the fixtures and start a real zoekt-webserver -rpc. Tests read the URL with
  * inject('zoektUrl'). A second zoekt-webserver -rpc serves the Go source tree
  * (test/support/goroot.ts), indexed once per machine and cached: inject('goZoektUrl'),
- * inject('goSrcRoot'), inject('goRepo').
+ * inject('goSrcRoot'), inject('goRepo'). A third serves real trees in Python, TypeScript and
+ * JavaScript for the symbol tests (test/support/corpora.ts): inject('corporaZoektUrl'), inject('corpora').
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildCorporaIndex, symbolCorpora, type Corpus } from './corpora.js';
 import { buildGorootIndex } from './goroot.js';
 import { buildFixtureIndex, ROOT, startWebserver, type RunningZoekt } from './zoekt.js';
 
@@ -24,6 +26,9 @@ declare module 'vitest' {
     goSrcRoot: string;
     /** The repository name Zoekt gives it ('src'). */
     goRepo: string;
+    /** zoekt-webserver -rpc serving the symbol corpora (test/support/corpora.ts). */
+    corporaZoektUrl: string;
+    corpora: Corpus[];
   }
 }
 
@@ -37,7 +42,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('zoektUrl', zoekt.url);
   project.provide('indexDir', indexDir);
   project.provide('repos', repos);
-  let goZoekt: RunningZoekt;
+  let goZoekt: RunningZoekt | undefined;
+  let corporaZoekt: RunningZoekt | undefined;
   try {
     const goStarted = Date.now();
     const go = buildGorootIndex();
@@ -46,13 +52,22 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('goZoektUrl', goZoekt.url);
     project.provide('goSrcRoot', go.srcRoot);
     project.provide('goRepo', go.repo);
+    const corporaStarted = Date.now();
+    const corpora = symbolCorpora();
+    corporaZoekt = await startWebserver({ indexDir: buildCorporaIndex(corpora), expectRepos: corpora.length });
+    process.stderr.write(`test zoekt: ${corpora.map((c) => c.repo).join(', ')} served at ${corporaZoekt.url} in ${Date.now() - corporaStarted} ms\n`);
+    project.provide('corporaZoektUrl', corporaZoekt.url);
+    project.provide('corpora', corpora);
   } catch (e) {
+    await corporaZoekt?.stop();
+    await goZoekt?.stop();
     await zoekt.stop();
     rmSync(workDir, { recursive: true, force: true });
     throw e;
   }
   return async () => {
-    await goZoekt.stop();
+    await corporaZoekt?.stop();
+    await goZoekt?.stop();
     await zoekt.stop();
     rmSync(workDir, { recursive: true, force: true });
   };
