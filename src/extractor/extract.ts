@@ -77,6 +77,9 @@ const parsers = new Map<GrammarId, Parser>();
 
 type Lines = [number, number][];
 
+/** The parse outlived its time: the parser was reset and can go on with other files. */
+export class ParseTimeout extends Error {}
+
 const within = (line: number, ranges: Lines) => ranges.some(([from, to]) => line >= from && line <= to);
 
 /** Parses `text` and walks it; the tags and the line ranges of ERROR nodes, `lineOffset` lines down. */
@@ -84,7 +87,7 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
   const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     parser.reset();
-    throw new Error(`parsing took longer than ${timeoutMs} ms`);
+    throw new ParseTimeout(`parsing took longer than ${timeoutMs} ms`);
   }
   try {
     const root = tree.rootNode;

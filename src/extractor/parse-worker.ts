@@ -32,9 +32,11 @@ export class ParseWorker {
       const onMessage = (reply: ParseReply) => {
         if (reply.id !== id) return;
         if (reply.ok) return done(undefined, { tags: reply.tags, errorLines: reply.errorLines });
-        // After a failure (a WebAssembly trap among them) the grammar's memory is not trusted again.
-        this.discard(worker);
-        void worker.terminate();
+        if (reply.fatal) {
+          // After a WebAssembly trap or an unknown failure, the grammar's memory is not trusted again.
+          this.discard(worker);
+          void worker.terminate();
+        }
         done(new Error(reply.error));
       };
       const onError = (e: Error) => {

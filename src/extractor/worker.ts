@@ -4,7 +4,7 @@
  * the indexer, which starts a new worker and carries on.
  */
 import { parentPort } from 'node:worker_threads';
-import { extract } from './extract.js';
+import { extract, ParseTimeout } from './extract.js';
 import { grammar, type GrammarId } from './languages.js';
 
 export interface ParseRequest {
@@ -14,11 +14,12 @@ export interface ParseRequest {
   timeoutMs: number;
 }
 
-export type ParseReply = { id: number; ok: true; tags: import('./tags.js').Tag[]; errorLines: [number, number][] } | { id: number; ok: false; error: string };
+/** `fatal`: the failure may have left the grammar's memory in a bad state (a WebAssembly trap). */
+export type ParseReply = { id: number; ok: true; tags: import('./tags.js').Tag[]; errorLines: [number, number][] } | { id: number; ok: false; error: string; fatal: boolean };
 
 parentPort?.on('message', (request: ParseRequest) => {
   extract(grammar(request.grammar), request.source, request.timeoutMs).then(
     (result) => parentPort!.postMessage({ id: request.id, ok: true, ...result } satisfies ParseReply),
-    (e: unknown) => parentPort!.postMessage({ id: request.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies ParseReply),
+    (e: unknown) => parentPort!.postMessage({ id: request.id, ok: false, error: e instanceof Error ? e.message : String(e), fatal: !(e instanceof ParseTimeout) } satisfies ParseReply),
   );
 });

@@ -18,8 +18,8 @@ const WALKS: { tool: string; args: Record<string, unknown>; limit: number; big: 
   { tool: 'search_symbols', args: { name: 'process' }, limit: 5, big: 100, list: 'symbols', pages: 6 },
   { tool: 'search_files', args: { pattern: '*.spec.ts' }, limit: 10, big: 200, list: 'files', pages: 4 },
   { tool: 'find_references', args: { symbol: 'paginate_marker' }, limit: 50, big: 200, list: 'usages', pages: 4 },
-  // Eight fixture repos; /api/list is one cheap call with no ranked window to cache.
-  { tool: 'list_repos', args: {}, limit: 2, big: 500, list: 'repos', pages: 4, ranked: false },
+  // Nine fixture repos; /api/list is one cheap call with no ranked window to cache.
+  { tool: 'list_repos', args: {}, limit: 2, big: 500, list: 'repos', pages: 5, ranked: false },
 ];
 
 let stdio: Connected;

@@ -25,6 +25,11 @@ function declarations(list: Node, sink: TagSink, outer: Scope | undefined): void
     const typeKind = TYPES[type];
     if (typeKind) {
       const inner = sink.add(node.childForFieldName('name'), typeKind, scope);
+      // A record's positional parameters are its properties.
+      const parameters = node.namedChildren.find((c) => c.type === 'parameter_list');
+      for (const p of type.startsWith('record') && inner ? (parameters?.namedChildren ?? []) : []) {
+        if (p.type === 'parameter') sink.add(p.childForFieldName('name'), 'Property', inner);
+      }
       const body = node.childForFieldName('body');
       if (!inner || !body) continue;
       if (typeKind === 'Enum') {
