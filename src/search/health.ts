@@ -8,8 +8,8 @@ import { VERSION } from '../version.js';
 import { z } from 'zod';
 import { combineReadiness } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
+import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './coverage.js';
 import type { Searcher } from './searcher.js';
-import type { RepoInfo } from '../zoekt/wire.js';
 import { cacheLookups, callsInFlight, toolLatencies } from '../metrics.js';
 
 export const GET_HEALTH = 'get_health';
@@ -30,8 +30,11 @@ export const HealthOutput = z.object({
       index_bytes: z.number().int(),
       content_bytes: z.number().int(),
       repos_without_symbols: z.number().int(),
-      /** Share (0–1) of repositories, and of their files, indexed with ctags symbols. */
-      symbol_coverage: z.object({ repos: z.number(), files: z.number() }),
+      /**
+       * Per language: files, files with at least one symbol, and the parser that produced them
+       * (search/coverage.ts). Absent while it is still being read (the next call has it).
+       */
+      symbols: z.object({ languages: z.array(LanguageCoverage), complete: z.boolean() }).optional(),
       oldest_index_time: z.string().optional(),
       newest_index_time: z.string().optional(),
     })
@@ -58,11 +61,8 @@ function callFigures(): HealthOutput['calls'] {
   };
 }
 
-function symbolCoverage(repos: RepoInfo[]): { repos: number; files: number } {
-  const withSymbols = repos.filter((r) => r.hasSymbols);
-  const files = (rs: RepoInfo[]) => rs.reduce((n, r) => n + r.stats.documents, 0);
-  return { repos: share(withSymbols.length, repos.length), files: share(files(withSymbols), files(repos)) };
-}
+/** Reading symbol coverage stops this long before the call's deadline. */
+const COVERAGE_MARGIN_MS = 250;
 
 /** Probes and the listing get this share of what is left of the call's deadline. */
 const PROBE_SHARE = 0.75;
@@ -142,8 +142,10 @@ export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
       index_bytes: listed.stats.indexBytes,
       content_bytes: listed.stats.contentBytes,
       repos_without_symbols: listed.repos.filter((r) => !r.hasSymbols).length,
-      symbol_coverage: symbolCoverage(listed.repos),
     };
+    // What the call has left for it, less a moment to answer in.
+    const coverage = await inTime(indexCoverage(searcher, listed.repos), COVERAGE_MARGIN_MS);
+    if (coverage) out.index.symbols = coverage;
     if (times.length) {
       out.index.oldest_index_time = times[0]!;
       out.index.newest_index_time = times[times.length - 1]!;
@@ -166,8 +168,15 @@ export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
   if (problems.length) {
     out.status = 'degraded';
     out.hint = `${problems.join('; ')}.`;
-  } else if (out.index && out.index.repos_without_symbols > 0) {
-    out.hint = `${out.index.repos_without_symbols} repo(s) were indexed without ctags symbols: search_symbols and find_references find no definitions there (reindex with universal-ctags installed).`;
+  } else {
+    const notes: string[] = [];
+    if (out.index && out.index.repos_without_symbols > 0) {
+      notes.push(`${out.index.repos_without_symbols} repo(s) were indexed without symbols: search_symbols and find_references find no definitions there (reindex them with zoekt-config/index)`);
+    }
+    const none = out.index?.symbols ? withoutSymbols(out.index.symbols) : [];
+    if (none.length) notes.push(`no symbols for ${none.map((l) => `${l.language} (${l.files} files)`).join(', ')}: no symbol parser reads them; search_code finds their text`);
+    if (out.index && !out.index.symbols) notes.push('symbol coverage per language is still being read from the index: call get_health again for it');
+    if (notes.length) out.hint = `${notes.join('; ')}.`;
   }
   return out;
 }

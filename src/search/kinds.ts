@@ -46,10 +46,10 @@ const BY_LANGUAGE = new Map<string, Map<string, Kind>>([
   ['Java', new Map([['package', 'namespace']])],
 ]);
 
-/** The normalized kind, or undefined when ctags' word has no counterpart (Markdown headings, Rust impl blocks). */
+/** The normalized kind, or undefined when the parser's word has no counterpart (Markdown headings, Rust impl blocks). */
 export function normalizeKind(rawKind: string, language: string, parentKind?: string): Kind | undefined {
   const word = rawKind.toLowerCase();
-  // A Go func with a receiver (ctags gives it the receiver type as scope) is a method.
+  // A Go func with a receiver (Universal Ctags gives it the receiver type as scope) is a method.
   if (word === 'func' && parentKind && parentKind !== 'package') return 'method';
   const kind = BY_LANGUAGE.get(language)?.get(word) ?? COMMON.get(word);
   // C++ out-of-line member definitions are `function`s scoped to their class.

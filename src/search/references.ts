@@ -1,5 +1,5 @@
 /**
- * find_references: the definitions of one identifier (ctags symbols, exact name and case) and
+ * find_references: the definitions of one identifier (indexed symbols, exact name and case) and
  * its usages (whole-word, case-sensitive content matches), asked of Zoekt at the same time.
  * Pages run over usage lines, read file by file along the same walk search_code pages through
  * (so a page costs what it shows); definitions are all on the first page and never repeated as
@@ -280,7 +280,7 @@ function referencesHint(args: ReferenceArgs, member: string, definitions: number
     );
   }
   if (definitions === 0) {
-    return `No definition of '${member}' is indexed (its language may have no ctags symbols, or it is defined outside the indexed repositories${args.kind ? ` or is not a ${args.kind}` : ''}); the usages are whole-word matches.${narrowing}`;
+    return `No definition of '${member}' is indexed (its language may have no symbols in the index (get_health lists each language's coverage), or it is defined outside the indexed repositories${args.kind ? ` or is not a ${args.kind}` : ''}); the usages are whole-word matches.${narrowing}`;
   }
   return `'${member}' is defined but has no other whole-word usages${scope ? ' in its language family' : ''}.${narrowing}`;
 }

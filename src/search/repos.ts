@@ -6,6 +6,7 @@ import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
 import { z } from 'zod';
 import { missingBackends } from './completeness.js';
+import { inTime, LanguageCoverage, repoCoverage } from './coverage.js';
 import { IndexState } from './freshness.js';
 import { paginate, pagingFields, pagingOutput } from './page.js';
 import { repoGlobToRegex } from './globs.js';
@@ -32,6 +33,11 @@ const RepoEntry = z.object({
   index_age_s: z.number().int().optional().describe('only under the local serve command: seconds since index_time'),
   index_state: IndexState.optional(),
   has_symbols: z.boolean(),
+  /**
+   * Per language: files, files with at least one symbol, and the parser that produced them
+   * (search/coverage.ts). Absent while it is still being read from the index.
+   */
+  symbols: z.array(LanguageCoverage).optional(),
   files: z.number().int(),
   content_bytes: z.number().int(),
   /** With several Zoekt backends: the one that serves the repository. */
@@ -62,10 +68,41 @@ export function toRepoEntry(r: RepoInfo): RepoEntry {
   return entry;
 }
 
+/** Repositories whose coverage is read at once. */
+const COVERAGE_CONCURRENCY = 4;
+/** Reading coverage stops this long before the call's deadline. */
+const COVERAGE_MARGIN_MS = 250;
+
+/**
+ * Adds each repository's symbol coverage, as far as it can be read before the call's deadline;
+ * a hint names those still being read (the reading goes on, and the next call has them).
+ */
+async function withCoverage(searcher: Searcher, entries: RepoEntry[], infos: Map<string, RepoInfo>): Promise<string | undefined> {
+  const read = new Map<string, LanguageCoverage[]>();
+  let next = 0;
+  const reading = Promise.all(
+    Array.from({ length: Math.min(COVERAGE_CONCURRENCY, entries.length) }, async () => {
+      while (next < entries.length) {
+        const entry = entries[next++]!;
+        const info = infos.get(entry.name);
+        if (info) read.set(entry.name, (await repoCoverage(searcher, info)).languages);
+      }
+    }),
+  );
+  await inTime(reading, COVERAGE_MARGIN_MS);
+  for (const e of entries) {
+    const coverage = read.get(e.name);
+    if (coverage) e.symbols = coverage;
+  }
+  const missing = entries.filter((e) => !e.symbols).length;
+  return missing ? `Symbol coverage of ${missing} repo(s) on this page is still being read from the index: call list_repos again for it.` : undefined;
+}
+
 export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?: AbortSignal): Promise<ListReposOutput> {
   const limit = args.limit ?? LIST_REPOS_DEFAULTS.limit;
   const query = args.filter !== undefined ? q.render(q.repo(repoGlobToRegex(args.filter))) : '';
   let totals: ListReposOutput['totals'] | undefined;
+  const infos = new Map<string, RepoInfo>();
   const page = await paginate({
     tool: LIST_REPOS,
     cursors: searcher.cursors,
@@ -74,6 +111,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
     fetch: async (offset) => {
       const listed = await searcher.list(query, signal);
       const all = [...listed.repos].sort((a, b) => compareStrings(a.name, b.name));
+      for (const r of all) infos.set(r.name, r);
       totals = {
         repos: all.length,
         shards: listed.stats.shards,
@@ -97,5 +135,8 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
-  return { repos: page.items, totals: totals!, ...pagingOutput(page) };
+  const coverageHint = await withCoverage(searcher, page.items, infos);
+  const out: ListReposOutput = { repos: page.items, totals: totals!, ...pagingOutput(page) };
+  if (coverageHint) out.hint = [out.hint, coverageHint].filter(Boolean).join(' ');
+  return out;
 }

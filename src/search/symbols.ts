@@ -1,10 +1,14 @@
 /**
- * search_symbols: where things are defined, from the ctags symbols Zoekt indexed (`sym:`).
+ * search_symbols: where things are defined, from the symbols Zoekt indexed (`sym:`: the tree-sitter
+ * extractor's, or Universal Ctags').
  *
  * The name is matched by Zoekt (a pre-filter); two things only we can check are post-filters:
- * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Because
- * the ranking puts exact names before Zoekt's score, the whole candidate set is fetched (up to a
- * cap) and ranked here, so every page is a slice of one order and a post-filtered page is full.
+ * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Order:
+ * exact name in exact case, exact name in other case, names that start with the literal prefix,
+ * the rest; among exact names, the public ones outside tests and in shallower folders first
+ * (prominence.ts); then Zoekt's score. Because that order is not Zoekt's, the whole candidate set
+ * is fetched (up to a cap) and ranked here, so every page is a slice of one order and a
+ * post-filtered page is full.
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
@@ -20,6 +24,9 @@ import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import { derived, type Window } from './window-cache.js';
+import { languagesCoverage, type LanguageCoverage } from './coverage.js';
+import { resolveLanguage } from './languages.js';
+import { prominence } from './prominence.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -131,7 +138,7 @@ function literalPrefixOf(glob: string): string {
   return at < 0 ? glob : glob.slice(0, at);
 }
 
-/** The segments of ctags' scope: `acme::UserService`, `server.Server`, `Outer.Inner`. */
+/** The segments of a symbol's scope: `acme::UserService`, `server.Server`, `Outer.Inner`. */
 function scopeSegments(scope: string): string[] {
   return scope.split(/::|\.|#|\//).filter(Boolean);
 }
@@ -157,6 +164,8 @@ export function vendoredHint(): string {
 interface Ranked {
   symbol: SymbolResult;
   tier: number;
+  /** Among exact names (tiers 0 and 1): public, outside tests, shallow first (prominence.ts). */
+  prominence: number;
   score: number;
 }
 
@@ -177,6 +186,7 @@ function rankTier(name: string, pattern: NamePattern): number {
 function compareRanked(a: Ranked, b: Ranked): number {
   return (
     a.tier - b.tier ||
+    a.prominence - b.prominence ||
     b.score - a.score ||
     compareStrings(a.symbol.repo, b.symbol.repo) ||
     compareStrings(a.symbol.path, b.symbol.path) ||
@@ -192,7 +202,7 @@ const EXPRESSION_BEFORE = /(?:=>?|[!?]|&&|\|\||\b(?:return|await|new|yield|throw
 const CALL_AFTER = /^\s*(?:<[^()]*>)?\s*\(/;
 
 /**
- * Whether the line really defines `name`. ctags sometimes tags a name that is only called on
+ * Whether the line really defines `name`. Universal Ctags sometimes tags a name that is only called on
  * the line (`const c = f(o)` tagged as a definition of `f`); a line defines the name when one of
  * its whole-word occurrences is not such a call. (Zoekt points at the first occurrence, which on a
  * minified line may be a call before the real `function f(`.)
@@ -208,7 +218,7 @@ export function definesAt(line: string, name: string): boolean {
     if (!(CALL_AFTER.test(line.slice(end)) && EXPRESSION_BEFORE.test(line.slice(0, at)))) return true;
     at = end - 1;
   }
-  // A name ctags reported that the line does not spell out (a generated or renamed tag): keep it.
+  // A name a parser reported that the line does not spell out (a generated or renamed tag): keep it.
   return !seen;
 }
 
@@ -318,7 +328,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
               if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
             }
             if (kinds && !kinds.has(symbol.kind as Kind)) continue;
-            out.push({ symbol, tier: rankTier(symbol.name, pattern), score: file.score });
+            const tier = rankTier(symbol.name, pattern);
+            out.push({ symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: file.score });
           }
         }
         return out.sort(compareRanked);
@@ -331,7 +342,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         hadCandidates: files.length > 0,
       };
     },
-    emptyHint: (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note()),
+    emptyHint: async (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note(), await unindexedLanguages(searcher, args)),
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   return {
@@ -352,7 +363,25 @@ function candidatesBound(): { reason: string; hint: string } {
   return { reason: `more than ${most} files define matching symbols; the symbols of the best-ranked ${most} were read`, hint: `Use a longer name or prefix, or kinds. ${NARROW_HINT}` };
 }
 
-function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandidates: boolean, scopeNote: string | undefined): string {
+/**
+ * Of the languages asked for, those whose files in the index have no symbols at all: the
+ * reason an answer is empty, better than any other guess. Empty when none was asked for.
+ */
+async function unindexedLanguages(searcher: Searcher, args: SymbolSearchArgs): Promise<LanguageCoverage[]> {
+  if (!args.languages?.length) return [];
+  const names = [...new Set(args.languages.map((l) => resolveLanguage(l, 'languages').name))];
+  const coverage = await languagesCoverage(searcher, names).catch(() => []);
+  return coverage.filter((c) => c.files_with_symbols === 0);
+}
+
+function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandidates: boolean, scopeNote: string | undefined, unindexed: LanguageCoverage[]): string {
+  if (unindexed.length) {
+    const which = unindexed.map((c) => (c.files ? `${c.language} (${c.files} files, none with symbols)` : `${c.language} (no files)`)).join(', ');
+    const noFiles = unindexed.every((c) => c.files === 0);
+    return noFiles
+      ? `No symbol definitions found: the index has no ${which} files in scope. Check the language name, or call list_repos to see each repository's languages.`
+      : `No symbol definitions found: ${which} has no symbols in this index (no symbol parser reads it, or its repositories were indexed without one). search_code with query '${args.name.replace(/'/g, '')}' and languages finds the text; get_health lists the symbol coverage of every language.`;
+  }
   const tips: string[] = [];
   if (hadCandidates && args.kinds?.length) tips.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
   if (hadCandidates && pattern.parent) tips.push(`symbols named '${pattern.member}' exist, but none inside '${pattern.parent.join('.')}': search the bare name to see their parents`);
@@ -362,7 +391,7 @@ function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandida
   const filters = describeFilters(args);
   if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude it`);
   if (scopeNote) tips.push(scopeNote);
-  tips.push('symbols exist only for languages ctags parses (not JSON, YAML, TOML, XML or Makefiles) and repos indexed with ctags (list_repos shows has_symbols)');
+  tips.push('symbols exist only for languages a symbol parser reads (get_health and list_repos show the coverage of each language)');
   tips.push(`search_code with query '${args.name.replace(/'/g, '')}' finds the text anywhere`);
   return `No symbol definitions found. ${tips.join('; ')}.`;
 }

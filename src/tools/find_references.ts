@@ -44,7 +44,7 @@ export const findReferencesTool = defineTool({
   name: FIND_REFERENCES,
   title: 'Find references',
   description: [
-    'Definitions (ctags) and whole-word usages of one identifier; definitions all on page 1, pages run over usages, kept to the definitions\' language family unless languages is given.',
+    'Definitions (indexed symbols) and whole-word usages of one identifier; definitions all on page 1, pages run over usages, kept to the definitions\' language family unless languages is given.',
     'Examples:',
     '- {"symbol": "NewServer"}',
     '- {"symbol": "UserService.find", "include_definitions": false}',

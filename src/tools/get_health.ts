@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeLanguage, withoutSymbols } from '../search/coverage.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
@@ -65,7 +66,16 @@ export function renderHealth(out: Output): string {
   const i = out.index;
   if (i) {
     lines.push(`index: ${i.repos} repo(s), ${i.documents} files, ${i.shards} shard(s), ${i.index_bytes} index bytes, ${i.content_bytes} content bytes`);
-    lines.push(`symbols: ${pct(i.symbol_coverage.repos)} of repos, ${pct(i.symbol_coverage.files)} of files (${i.repos_without_symbols} repo(s) without)`);
+    if (i.symbols) {
+      const counted = i.symbols.complete ? '' : ' (at least; the count was cut short)';
+      const withSymbols = i.symbols.languages.filter((l) => l.files_with_symbols > 0);
+      const none = withoutSymbols(i.symbols);
+      lines.push(`symbols${counted}: ${withSymbols.map(describeLanguage).join(', ') || 'none'}`);
+      if (none.length) lines.push(`no symbols: ${none.map((l) => `${l.language} (${l.files} files)`).join(', ')}`);
+    } else {
+      lines.push('symbols: coverage not read yet');
+    }
+    if (i.repos_without_symbols) lines.push(`${i.repos_without_symbols} repo(s) indexed without symbols`);
     if (i.oldest_index_time) lines.push(`indexed between ${i.oldest_index_time} and ${i.newest_index_time}`);
   }
   const c = out.calls;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
+import type { LanguageCoverage } from '../search/coverage.js';
 import { ageText } from '../search/freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, text, toolInput } from './shared.js';
@@ -10,10 +11,18 @@ const input = toolInput({
   cursor: cursorArg,
 });
 
+/** `symbols: Go 4/4 (tree-sitter), Markdown 1/1 (universal-ctags); none for Makefile (1)`. */
+function symbolsLine(languages: LanguageCoverage[]): string {
+  const some = languages.filter((l) => l.files_with_symbols > 0).map((l) => `${l.language} ${l.files_with_symbols}/${l.files} (${l.parser})`);
+  const none = languages.filter((l) => l.files_with_symbols === 0).map((l) => `${l.language} (${l.files})`);
+  return `  symbols: ${some.join(', ') || 'none'}${none.length ? `; none for ${none.join(', ')}` : ''}`;
+}
+
 export function renderRepos(out: ListReposOutput): string {
-  const lines = out.repos.map((r) => {
+  const lines = out.repos.flatMap((r) => {
     const branches = r.branches.map((b) => `${b.name}@${b.version.slice(0, 10)}`).join(', ');
-    return `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}${r.index_age_s !== undefined ? ` (${ageText(r.index_age_s)} ago)` : ''}` : ''}${r.index_state ? `, ${r.index_state}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
+    const head = `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}${r.index_age_s !== undefined ? ` (${ageText(r.index_age_s)} ago)` : ''}` : ''}${r.index_state ? `, ${r.index_state}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
+    return r.symbols ? [head, symbolsLine(r.symbols)] : [head];
   });
   const t = out.totals;
   lines.push('', `${out.repos.length} repo(s) on this page; ${t.repos} repo(s), ${t.documents} files, ${t.shards} shard(s), ${t.index_bytes} index bytes in all`);
@@ -25,7 +34,7 @@ export const listReposTool = defineTool({
   name: LIST_REPOS,
   title: 'List repositories',
   description: [
-    'Indexed repos: names (for repos and get_file), branches, index time and age, symbols or not, sizes.',
+    'Indexed repos: names (for repos and get_file), branches, index time and age, sizes, and per language the files with symbols and the parser (tree-sitter or universal-ctags).',
     'Examples:',
     '- {}',
     '- {"filter": "github.com/acme/*"}',

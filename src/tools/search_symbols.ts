@@ -36,7 +36,7 @@ export const searchSymbolsTool = defineTool({
   name: SEARCH_SYMBOLS,
   title: 'Search symbols',
   description: [
-    'Where functions, types, classes, variables are defined (ctags). Case-insensitive; exact names first. Result: kind, parent, line, signature.',
+    'Where functions, types, classes, variables are defined (indexed symbols). Case-insensitive; exact names first, public and outside tests first among them. Result: kind, parent, line, signature.',
     'Examples:',
     '- {"name": "UserService"}',
     '- {"name": "get*", "kinds": ["function"], "languages": ["go"]}',

@@ -48,6 +48,13 @@ export interface SearchRequest {
   query: string;
   /** How many files Zoekt returns at most, after ranking. The search itself is not cut short by it. */
   maxDocs: number;
+  /** How many matches Zoekt returns at most (all files together), after ranking; the counts stay whole. */
+  maxMatches?: number;
+  /**
+   * Zoekt stops looking in a repository's files (per shard) after this many matches: a few files
+   * of every repository rather than the best files overall. The counts are then not whole.
+   */
+  perRepoMatches?: number;
   contextLines?: number;
   /** Return the whole content of each file (get_file). */
   whole?: boolean;
@@ -160,6 +167,8 @@ export class ZoektClient {
       TotalMaxMatchCount: limits.total,
     };
     if (req.contextLines) opts.NumContextLines = req.contextLines;
+    if (req.maxMatches) opts.MaxMatchDisplayCount = req.maxMatches;
+    if (req.perRepoMatches) opts.ShardRepoMaxMatchCount = req.perRepoMatches;
     if (req.whole) opts.Whole = true;
     const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
     const result = await this.postJson('api/search', body, (json) => decodeSearch(json, limits), deadline, req.signal, answerCap(req));

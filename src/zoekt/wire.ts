@@ -33,7 +33,8 @@ const RepoStats = z.object({
 
 const RepoListEntry = z.object({
   Repository,
-  IndexMetadata: z.object({ IndexTime: z.string().optional() }).partial().nullish(),
+  /** LanguageMap: the languages of the shard's files (Linguist names), to their IDs in the shard. */
+  IndexMetadata: z.object({ IndexTime: z.string().optional(), LanguageMap: z.record(z.string(), z.number()).nullish() }).partial().nullish(),
   Stats: RepoStats.partial().nullish(),
 });
 
@@ -145,6 +146,8 @@ export interface RepoInfo {
   branches: { name: string; version: string }[];
   hasSymbols: boolean;
   indexTime?: string;
+  /** The languages of its files (as Zoekt detected them), sorted. */
+  languages: string[];
   stats: { shards: number; documents: number; indexBytes: number; contentBytes: number };
   /** With several backends: the one that serves this repository. */
   backend?: string;
@@ -442,6 +445,7 @@ function decodeList(reply: z.infer<typeof ListReply>): RepoListResult {
       url: e.Repository.URL,
       branches: (e.Repository.Branches ?? []).map((b) => ({ name: b.Name, version: b.Version })),
       hasSymbols: e.Repository.HasSymbols,
+      languages: Object.keys(e.IndexMetadata?.LanguageMap ?? {}).filter(Boolean).sort(),
       stats: {
         shards: e.Stats?.Shards ?? 0,
         documents: e.Stats?.Documents ?? 0,
@@ -477,6 +481,10 @@ export interface SearchOptionsWire {
   NumContextLines?: number;
   /** Files returned, after ranking; does not limit the search itself. */
   MaxDocDisplayCount: number;
+  /** Matches returned (all files together), after ranking; does not limit the search itself. */
+  MaxMatchDisplayCount?: number;
+  /** A shard stops evaluating a repository's files after this many matches of it. */
+  ShardRepoMaxMatchCount?: number;
   /** Zoekt cancels the search after this long and answers with what it found. */
   MaxWallTime: number;
   /**

@@ -202,6 +202,29 @@ describe('search_symbols on the Go tree', { timeout: WALK_TIMEOUT_MS }, () => {
     expect((own.symbols as Record<string, unknown>[]).map(siteOf).sort()).toEqual(expected.filter((s) => !/(^|\/)vendor\//.test(s)).sort());
   });
 
+  it('puts, among exact names, the exported ones outside tests and in shallower folders first', async () => {
+    // `Reader`: exported types and unexported locals in tests, in folders of every depth.
+    const { items } = await walk(mcp.client, 'search_symbols', { name: 'reader', include_vendored: true, limit: 100 }, 'symbols');
+    const exact = items.filter((s) => (s.name as string).toLowerCase() === 'reader');
+    expect(exact.length).toBeGreaterThan(20);
+    // Written from the rule, not from the adapter: an upper-case Go name is exported; _test.go
+    // files and testdata/ folders are tests; depth counts folders.
+    const rank = (s: Record<string, unknown>) => {
+      const path = s.path as string;
+      return [/^[A-Z]/.test(s.name as string) ? 0 : 1, /_test\.go$|(^|\/)testdata\//.test(path) ? 1 : 0, path.split('/').length - 1];
+    };
+    // Exact case first (`reader`), then other case (`Reader`), each in the order of the rule.
+    const tiers = [exact.filter((s) => s.name === 'reader'), exact.filter((s) => s.name !== 'reader')];
+    expect(exact.slice(0, tiers[0]!.length)).toEqual(tiers[0]);
+    for (const tier of tiers) {
+      const ranks = tier.map(rank);
+      for (let i = 1; i < ranks.length; i++) {
+        const [a, b] = [ranks[i - 1]!, ranks[i]!];
+        expect(a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! <= b[2]!))), `${siteOf(tier[i - 1]!)} before ${siteOf(tier[i]!)}`).toBe(true);
+      }
+    }
+  });
+
   it("every Go func and method whose name starts with Read, across pages (glob 'Read*')", async () => {
     const expected = linesMatching(srcRoot, corpus.indexed, /^func (\([^)]*\) )?Read\w*[[(]/, GO_FILES, 'Read').map((m) => `${m.path}:${m.line}`);
     expect(expected.length).toBeGreaterThan(100);

@@ -1,0 +1,74 @@
+/**
+ * Which of several definitions of one name an agent most likely means: among definitions that
+ * match a name equally well, search_symbols puts first
+ *   1. the public ones: exported or visible outside their file or class, as the language says it
+ *      (an upper-case Go name; `export` in TypeScript and JavaScript, `exports.x =`; no leading
+ *      `_` in Python, dunders aside; `pub` in Rust; `public` in Java and C#, or a member of an
+ *      interface; not `static` in C and C++; not `private`, `protected` or `#` in a class);
+ *   2. then those outside tests (a folder named test, tests, __tests__, spec, testdata; a file
+ *      named *_test.go, *.test.ts, *.spec.js, test_*.py, *_test.py, *Test.java, *Tests.cs …);
+ *   3. then those in shallower folders.
+ * Each step only orders what the step before left tied. Read from the definition's line and path.
+ */
+
+export interface Definition {
+  name: string;
+  language: string;
+  path: string;
+  /** The trimmed line that defines it. */
+  signature: string;
+  parent?: string | undefined;
+  parent_kind?: string | undefined;
+}
+
+const word = (line: string, w: string) => new RegExp(`(^|[^\\w$])${w}([^\\w$]|$)`).test(line);
+
+/** Whether the definition is visible beyond its own file or class; true when the language gives no sign. */
+export function isPublic(d: Definition): boolean {
+  const line = d.signature;
+  const member = d.parent !== undefined;
+  switch (d.language) {
+    case 'Go': {
+      const first = d.name.codePointAt(0);
+      return first !== undefined && String.fromCodePoint(first) !== String.fromCodePoint(first).toLowerCase();
+    }
+    case 'TypeScript':
+    case 'TSX':
+    case 'JavaScript':
+      if (member) return !word(line, 'private') && !word(line, 'protected') && !d.name.startsWith('#');
+      return word(line, 'export') || /^(module\.)?exports\./.test(line);
+    case 'Python':
+      return !d.name.startsWith('_') || (d.name.startsWith('__') && d.name.endsWith('__'));
+    case 'Rust':
+      return word(line, 'pub') || /interface|trait/i.test(d.parent_kind ?? '');
+    case 'Java':
+    case 'C#':
+      return word(line, 'public') || /interface/i.test(d.parent_kind ?? '');
+    case 'C':
+    case 'C++':
+      return !word(line, 'static') || member;
+    default:
+      return true;
+  }
+}
+
+const TEST_FOLDER = /(^|\/)(tests?|__tests__|specs?|testdata|testing)\//i;
+const TEST_FILE = /(_test\.go|\.(test|spec)\.[cm]?[jt]sx?|(^|\/)test_[^/]*\.py|_test\.py|Tests?\.(java|kt|cs|scala)|_spec\.rb)$/;
+
+export function isTest(path: string): boolean {
+  return TEST_FOLDER.test(path) || TEST_FILE.test(path);
+}
+
+/**
+ * A number that orders definitions that match equally well, smaller first: public before not,
+ * then outside tests before in them, then shallower before deeper.
+ */
+export function prominence(d: Definition): number {
+  return (isPublic(d) ? 0 : 2 ** 20) + (isTest(d.path) ? 2 ** 19 : 0) + Math.min(depth(d.path), 2 ** 18);
+}
+
+function depth(path: string): number {
+  let n = 0;
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) n++;
+  return n;
+}
