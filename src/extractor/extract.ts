@@ -7,11 +7,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import { Language, Parser, type Node, type Range } from 'web-tree-sitter';
 import { type Grammar, type GrammarId } from './languages.js';
 import { extractC } from './lang/c.js';
 import { extractCSharp } from './lang/csharp.js';
 import { extractGo } from './lang/go.js';
+import { goFunctionBodies } from './lang/go-bodies.js';
 import { extractJava } from './lang/java.js';
 import { extractPython } from './lang/python.js';
 import { extractRust } from './lang/rust.js';
@@ -27,6 +28,11 @@ interface Walker {
    * be cut, to parse its parts alone (see `extract`).
    */
   topLevel?: RegExp;
+  /**
+   * The function bodies of a file, found without parsing it (`{` and `}` offsets): they hold no
+   * definition, so the parser is told to skip them (see `extract`).
+   */
+  bodies?: (source: string) => [number, number][];
 }
 
 /** In TypeScript and JavaScript as people format it, top-level statements start at column 0. */
@@ -37,7 +43,7 @@ const WALKERS: Record<GrammarId, Walker> = {
   tsx: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
   javascript: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
   python: { walk: extractPython, separator: '.' },
-  go: { walk: extractGo, separator: '.' },
+  go: { walk: extractGo, separator: '.', bodies: goFunctionBodies },
   rust: { walk: extractRust, separator: '::' },
   java: { walk: extractJava, separator: '.' },
   c: { walk: extractC, separator: '::' },
@@ -82,9 +88,58 @@ export class ParseTimeout extends Error {}
 
 const within = (line: number, ranges: Lines) => ranges.some(([from, to]) => line >= from && line <= to);
 
-/** Parses `text` and walks it; the tags and the line ranges of ERROR nodes, `lineOffset` lines down. */
-function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number): Extraction {
-  const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+/**
+ * The ranges of `source` outside the `holes` (offsets of a `{` and its `}`, in order), in
+ * web-tree-sitter's units for a JavaScript string: UTF-16 code units, for offsets and columns.
+ */
+function rangesAround(source: string, holes: [number, number][]): Range[] {
+  const ranges: Range[] = [];
+  let row = 0;
+  let lineStart = 0;
+  let at = 0;
+  let from = { index: 0, row: 0, column: 0 };
+  const pointAt = (offset: number) => {
+    for (; at < offset; at++) {
+      if (source.charCodeAt(at) === 0x0a) {
+        row++;
+        lineStart = at + 1;
+      }
+    }
+    return { index: offset, row, column: offset - lineStart };
+  };
+  const push = (to: { index: number; row: number; column: number }) => {
+    ranges.push({ startIndex: from.index, endIndex: to.index, startPosition: { row: from.row, column: from.column }, endPosition: { row: to.row, column: to.column } });
+  };
+  for (const [open, close] of holes) {
+    // Keep the braces: the parser sees an empty body.
+    push(pointAt(open + 1));
+    from = pointAt(close);
+  }
+  push(pointAt(source.length));
+  return ranges;
+}
+
+/**
+ * Whether a region the grammar could not parse may hold a definition: one that spans lines, or
+ * stands where statements or members do. An error inside one line of a declaration the grammar
+ * did read (TypeScript's `in out` variance in a type parameter list) hides none, and asking
+ * Universal Ctags about the whole file for it costs more than it brings.
+ */
+function mayHideDefinitions(error: Node): boolean {
+  if (error.endPosition.row > error.startPosition.row) return true;
+  const parent = error.parent;
+  return !parent || parent.parent === null || CONTAINERS.has(parent.type);
+}
+
+/** Nodes whose children are statements, declarations or members. */
+const CONTAINERS = new Set([
+  'program', 'statement_block', 'class_body', 'interface_body', 'enum_body', 'module', 'block', 'source_file', 'declaration_list',
+  'field_declaration_list', 'translation_unit', 'compilation_unit', 'object_type',
+]);
+
+/** Parses `text` and walks it; the tags and the line ranges of ERROR nodes that may hide definitions, `lineOffset` lines down. */
+function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number, includedRanges?: Range[]): Extraction {
+  const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline, ...(includedRanges ? { includedRanges } : {}) });
   if (!tree) {
     parser.reset();
     throw new ParseTimeout(`parsing took longer than ${timeoutMs} ms`);
@@ -93,7 +148,7 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
     const root = tree.rootNode;
     const sink = new TagSink(walker.separator, lineOffset);
     walker.walk(root, sink);
-    const errorLines: Lines = root.hasError ? root.descendantsOfType('ERROR').map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]) : [];
+    const errorLines: Lines = root.hasError ? root.descendantsOfType('ERROR').filter(mayHideDefinitions).map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]) : [];
     return { tags: sink.tags, errorLines };
   } finally {
     tree.delete();
@@ -102,6 +157,8 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
 
 /**
  * Parses `source` and returns its definitions; throws when the parse outlives `timeoutMs`.
+ *
+ * A language that can find its function bodies without parsing (Go) has them skipped.
  *
  * A grammar that stumbles on a construct it does not know can lose the rest of the file with it
  * (tree-sitter-typescript on variance annotations, some call signatures). Where the whole parse
@@ -119,6 +176,12 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
   }
   const deadline = performance.now() + timeoutMs;
   const walker = WALKERS[g.id];
+  const holes = walker.bodies?.(source).filter(([open, close]) => close > open + 1) ?? [];
+  if (holes.length) {
+    // Without the bodies; a file this reading got wrong does not parse cleanly, and is parsed whole.
+    const skeleton = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs, rangesAround(source, holes));
+    if (!skeleton.errorLines.length) return skeleton;
+  }
   const whole = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs);
   if (!whole.errorLines.length || !walker.topLevel) return whole;
   const lines = source.split('\n');
