@@ -5,8 +5,10 @@
  *      (an upper-case Go name; `export` in TypeScript and JavaScript, `exports.x =`; no leading
  *      `_` in Python, dunders aside; `pub` in Rust; `public` in Java and C#, or a member of an
  *      interface; not `static` in C and C++; not `private`, `protected` or `#` in a class);
- *   2. then those outside tests (a folder named test, tests, __tests__, spec, testdata; a file
- *      named *_test.go, *.test.ts, *.spec.js, test_*.py, *_test.py, *Test.java, *Tests.cs …);
+ *   2. then those outside tests, examples and fixtures (a folder named test, tests, __tests__, spec,
+ *      testdata, e2e, example(s), playground(s), demo(s), sample(s), fixture(s), benchmark(s); a
+ *      file named *_test.go, *.test.ts, *.spec.js, test_*.py, *_test.py, *Test.java, *Tests.cs …):
+ *      a project's own API before the copies of it its examples and tests define;
  *   3. then those in shallower folders.
  * Each step only orders what the step before left tied. Read from the definition's line and path.
  */
@@ -52,9 +54,10 @@ export function isPublic(d: Definition): boolean {
   }
 }
 
-const TEST_FOLDER = /(^|\/)(tests?|__tests__|specs?|testdata|testing)\//i;
+const TEST_FOLDER = /(^|\/)(tests?|__tests__|specs?|testdata|testing|e2e|examples?|playgrounds?|demos?|samples?|fixtures?|__fixtures__|benchmarks?)\//i;
 const TEST_FILE = /(_test\.go|\.(test|spec)\.[cm]?[jt]sx?|(^|\/)test_[^/]*\.py|_test\.py|Tests?\.(java|kt|cs|scala)|_spec\.rb)$/;
 
+/** A test, an example or a fixture: code that uses or imitates a project's API rather than defining it. */
 export function isTest(path: string): boolean {
   return TEST_FOLDER.test(path) || TEST_FILE.test(path);
 }
