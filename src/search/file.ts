@@ -69,7 +69,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
     throw new ToolError(
       'NOT_FOUND',
       `'${path}' is in the index of ${args.repo} without its content: Zoekt skipped it because it ${skipped}`,
-      'Zoekt keeps no text for binary files, files over its size limit (zoekt-git-index -file_limit, 2 MiB by default) or files under 3 bytes. Read it from the repository itself.',
+      'Zoekt keeps no text for binary files, files over its size limit (-file_limit: 2 MiB by default, 4 MiB as zoekt-config/index indexes), files with too many distinct trigrams (-max_trigram_count: 20,000 by default, 50,000 there) or files under 3 bytes. Read it from the repository itself.',
     );
   }
   // Zoekt leaves Content out for an empty file.

@@ -8,10 +8,10 @@
  * - the tree is walked without following symbolic links; only regular files are added; folders
  *   named .git, .hg or .svn are skipped (-ignore_dirs default);
  * - a file is kept as a "NOT-INDEXED: <reason>" placeholder, searchable by name but not by its
- *   content, when it is larger than 2 MiB (-file_limit 2<<20), has 1 or 2 bytes (too few
+ *   content, when it is larger than 4 MiB (-file_limit, as zoekt-config/index sets it), has 1 or 2 bytes (too few
  *   trigrams), has its first NUL byte anywhere but at offset 0 (binary; a NUL at offset 0 is
- *   not seen, Zoekt's quirk), or has more than 20000 distinct trigrams of runes
- *   (-max_trigram_count; only counted when bytes - 2 > 20000);
+ *   not seen, Zoekt's quirk), or has more than 50000 distinct trigrams of runes
+ *   (-max_trigram_count as zoekt-config/index sets it; only counted when bytes - 2 > 50000);
  * - every other file, the empty ones included, is indexed with its text.
  *
  * Lines are the file split on '\n' with a trailing '\r' dropped; the empty string after a final
@@ -19,9 +19,9 @@
  * RegExps tested line by line: keep to what RE2 means the same way, and avoid patterns that can
  * match an empty line (Zoekt also matches those after a final '\n', and reports them oddly).
  *
- * Checked against the pinned Zoekt on go1.26.8 (one-off, not in the tests): the same 11478
- * documents, the same 743 placeholders per reason (728 binary, 4 too large, 4 too few trigrams,
- * 7 too many trigrams), and identical file and line sets for `case:yes content:` SetDeadline,
+ * Checked against the pinned Zoekt on go1.26.8 with zoekt-config/index's limits: the same 11478
+ * documents and the same 738 placeholders per reason (730 binary, 4 too few trigrams, 4 too many
+ * trigrams; skipped-files.test.ts checks them), and (one-off, not in the tests) identical file and line sets for `case:yes content:` SetDeadline,
  * \bReader\b, \berr\b, TODO, "^func \(", [^\x00-\x7f], `case:no content:deadline`, and
  * `lang:Go` + \bString\b / \bReader\b against wordLines(..., GO_FILES).
  */
@@ -50,8 +50,9 @@ export interface LineMatch {
 /** Which files to look at besides `files`: file extensions ('.go') or a predicate on the path. */
 export type PathFilter = readonly string[] | ((path: string) => boolean);
 
-const SIZE_MAX = 2 << 20;
-const TRIGRAM_MAX = 20000;
+/** zoekt-config/index's -file_limit and -max_trigram_count (Zoekt's defaults are 2 MiB and 20000). */
+const SIZE_MAX = 4 << 20;
+const TRIGRAM_MAX = 50000;
 const IGNORE_DIRS = new Set(['.git', '.hg', '.svn']);
 
 const corpora = new Map<string, Corpus>();
