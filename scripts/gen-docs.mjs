@@ -26,6 +26,7 @@ const README = join(ROOT, 'README.md');
 
 const { TOOLS } = await import('../dist/tools/index.js');
 const { sharedFilterArgs } = await import('../dist/tools/shared.js');
+const { OUTPUT_CHARS_BOUNDS } = await import('../dist/config.js');
 const { OPTIONS, SERVE_ENV, envForm } = await import('../dist/config.js');
 const { ERROR_CODES, ERROR_CODE_MEANINGS, isRetryable } = await import('../dist/errors.js');
 
@@ -192,7 +193,8 @@ function toolBlock(tool) {
   if (names.length) {
     const rows = [];
     for (const k of names) {
-      if (!SHARED.includes(k)) rows.push([code(k), typeName(props[k]), bounds(props[k]), defaultCell(k, props[k], required), props[k].description ?? '']);
+      if (k === 'max_output_chars') rows.push([code(k), 'integer', range(OUTPUT_CHARS_BOUNDS.min, OUTPUT_CHARS_BOUNDS.max), '`--max-output-chars`', 'the most characters of text in the answer ([Output budget](#output-budget))']);
+      else if (!SHARED.includes(k)) rows.push([code(k), typeName(props[k]), bounds(props[k]), defaultCell(k, props[k], required), props[k].description ?? '']);
       else if (k === names.find((n) => SHARED.includes(n))) {
         const shared = names.filter((n) => SHARED.includes(n));
         rows.push([shared.map(code).join(', '), '', '', '—', 'the filters shared by the search tools (above)']);

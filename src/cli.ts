@@ -36,6 +36,7 @@ async function main(): Promise<number> {
     cache,
     scope: new RepoScope(config.allowRepos),
     timeoutMs: config.timeoutMs,
+    maxOutputChars: config.maxOutputChars,
     admission: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueue },
     ...(config.cursorSecret ? { cursorSecret: config.cursorSecret } : {}),
   };

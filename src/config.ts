@@ -45,6 +45,8 @@ export interface Config {
   maxInFlight: number;
   /** Tool calls that may wait for a turn; past it a call is refused with OVERLOADED. */
   maxQueue: number;
+  /** The text an answer may have, in characters, unless a call asks for another bound (max_output_chars). */
+  maxOutputChars: number;
   /** The key pagination cursors are signed with; absent means a random one per process. */
   cursorSecret?: string;
   /** Present when serving over HTTP; stdio otherwise. */
@@ -66,6 +68,8 @@ export const DEFAULTS: Config = {
   allowRepos: [],
   maxInFlight: 16,
   maxQueue: 64,
+  // About 6,000 tokens: a page an agent can read whole without crowding out its own context.
+  maxOutputChars: 24_000,
 };
 
 export const HTTP_DEFAULTS = {
@@ -81,6 +85,9 @@ export const HTTP_DEFAULTS = {
   // A batch is for a client sending a few calls at once, not a way past admission control.
   maxBatch: 20,
 } as const;
+
+/** What max_output_chars, of the server or of a call, may be. */
+export const OUTPUT_CHARS_BOUNDS = { min: 2_000, max: 1_000_000 } as const;
 
 /** Tokens shorter than this are refused: a bearer token is all that stands between the network and the index. */
 const MIN_TOKEN_LENGTH = 16;
@@ -175,6 +182,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 1000,
     max: 3_600_000,
     description: 'how long a cached window serves later pages',
+    group: 'general',
+  },
+  {
+    name: 'max-output-chars',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_OUTPUT_CHARS',
+    default: DEFAULTS.maxOutputChars,
+    min: OUTPUT_CHARS_BOUNDS.min,
+    max: OUTPUT_CHARS_BOUNDS.max,
+    description: "the text of one answer, in characters (about 4 to a token), unless a call asks for another bound with max_output_chars; a page that would pass it is cut (context lines, then matched lines per file, then results, then line length), says what it cut, and its next cursor goes on from where it stopped. structuredContent carries the same cut page and stays under twice the bound",
     group: 'general',
   },
   {
@@ -599,6 +616,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
     if (inFlight) config.maxInFlight = parseBounded('max-in-flight', ...inFlight);
     const queue = pick('max-queue');
     if (queue) config.maxQueue = parseBounded('max-queue', ...queue);
+    const outputChars = pick('max-output-chars');
+    if (outputChars) config.maxOutputChars = parseBounded('max-output-chars', ...outputChars);
     const allow = pick('allow-repos');
     if (allow) config.allowRepos = parseRepoGlobs(...allow);
     const secret = pick('cursor-secret');

@@ -11,6 +11,7 @@ import { walkFiles } from './file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './filters.js';
 import { normalizeKind } from './kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { clip, fewer, fitPage, halve, lessOne, looksBinary, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './budget.js';
 import { indexAgeField } from './freshness.js';
 import type { Searcher } from './searcher.js';
 
@@ -48,6 +49,8 @@ const CodeFileResult = z.object({
   score: z.number(),
   /** True when the file matched by its path (a bare term matches paths too). */
   path_match: z.boolean().optional(),
+  /** The file's text is binary (NUL bytes, or bytes that are not text): its lines are not shown. */
+  binary: z.boolean().optional(),
   matches: z.array(CodeMatch),
   omitted_matches: z.number().int(),
 });
@@ -57,15 +60,13 @@ export const CodeSearchOutput = z.object({
   zoekt_query: z.string(),
   results: z.array(CodeFileResult),
   stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
 });
 export type CodeSearchOutput = z.infer<typeof CodeSearchOutput>;
 
 export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines: 1, max_matches_per_file: 5, limit: 10 };
-
-/** Lines longer than this (minified code, data) are cut around the match. */
-const MAX_LINE_CHARS = 400;
 
 export function buildCodeQuery(args: CodeSearchArgs): string {
   if (args.query.trim() === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
@@ -98,7 +99,7 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   );
 }
 
-export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<CodeSearchOutput> {
+export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budget: Budget<CodeSearchOutput>, signal?: AbortSignal): Promise<CodeSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? CODE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
@@ -111,29 +112,36 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, signa
     limit,
     fetch: async (offset) => {
       const walked = await walkFiles(searcher, { query, contextLines, content: true, signal }, offset, limit);
-      return { ...walked, items: walked.files.map((f) => toFileResult(f, contextLines, maxPerFile)) };
+      return { ...walked, items: walked.files };
     },
     emptyHint: () => zeroResultHint(searcher, args, signal),
     narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
-  const out: CodeSearchOutput = {
-    zoekt_query: searcher.confine(query),
-    results: page.items,
-    stats: { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete },
-    ...pagingOutput(page),
-  };
   const split = args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query);
-  if (split) out.hint = out.hint ? `${split} ${out.hint}` : split;
-  return out;
+  const stats = { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete };
+  const make = (s: Record<CodeDial, number>, truncated: CodeSearchOutput['truncated']): CodeSearchOutput => {
+    const out: CodeSearchOutput = {
+      zoekt_query: searcher.confine(query),
+      results: page.items.slice(0, s.results).map((f) => toFileResult(f, s.context_lines, s.matches_per_file, s.line_chars)),
+      stats,
+      ...(truncated ? { truncated } : {}),
+      ...pagingOutput(page),
+    };
+    if (split) out.hint = out.hint ? `${split} ${out.hint}` : split;
+    return out;
+  };
+  return fitPage(page, make, { context_lines: contextLines, matches_per_file: maxPerFile, line_chars: MAX_LINE_CHARS }, CODE_DIALS, budget);
 }
 
-function clip(text: string, column: number): string {
-  const chars = [...text];
-  if (chars.length <= MAX_LINE_CHARS) return text;
-  const start = Math.max(0, Math.min(column - 1 - MAX_LINE_CHARS / 4, chars.length - MAX_LINE_CHARS));
-  const body = chars.slice(start, start + MAX_LINE_CHARS).join('');
-  return `${start > 0 ? '…' : ''}${body}${start + MAX_LINE_CHARS < chars.length ? '…' : ''}`;
-}
+type CodeDial = 'context_lines' | 'matches_per_file' | 'results' | 'line_chars';
+
+/** The order a page too large for the output budget is cut in (search/budget.ts). */
+const CODE_DIALS = [
+  { name: 'context_lines' as const, down: lessOne(0) },
+  { name: 'matches_per_file' as const, down: halve(1) },
+  { name: 'results' as const, down: fewer(1) },
+  { name: 'line_chars' as const, down: shorterLines },
+];
 
 /** The last segment of a qualified scope: `main.Server` → `Server`, `acme::UserService` → `UserService`. */
 export function bareName(scope: string): string {
@@ -142,7 +150,7 @@ export function bareName(scope: string): string {
 }
 
 /** One entry per matched line (first match on the line gives the column), with context that never repeats a line. */
-export function toFileResult(file: FileHit, contextLines: number, maxPerFile: number): CodeFileResult {
+export function toFileResult(file: FileHit, contextLines: number, maxPerFile: number, lineChars: number = MAX_LINE_CHARS): CodeFileResult {
   // The lines with a match, and the chunks holding them, read without decoding any chunk: only
   // the chunks of the lines shown are decoded (a file may have thousands).
   const chunksOfLine = new Map<number, Chunk[]>();
@@ -173,12 +181,12 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
   let lastEmitted = 0;
   for (const line of shown) {
     const hit = firstOnLine.get(line)!;
-    const m: CodeMatch = { line, column: hit.column, text: clip(lineText.get(line) ?? '', hit.column) };
+    const m: CodeMatch = { line, column: hit.column, text: clip(lineText.get(line) ?? '', hit.column, lineChars) };
     if (contextLines > 0) {
       const before: string[] = [];
       for (let l = Math.max(line - contextLines, lastEmitted + 1, 1); l < line; l++) {
         const t = lineText.get(l);
-        if (t !== undefined) before.push(clip(t, 1));
+        if (t !== undefined) before.push(clip(t, 1, lineChars));
       }
       const next = matchLines[matchLines.indexOf(line) + 1] ?? Number.POSITIVE_INFINITY;
       const after: string[] = [];
@@ -186,7 +194,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
       for (; l <= line + contextLines && l < next; l++) {
         const t = lineText.get(l);
         if (t === undefined) break;
-        after.push(clip(t, 1));
+        after.push(clip(t, 1, lineChars));
       }
       if (before.length) m.before = before;
       if (after.length) m.after = after;
@@ -204,14 +212,17 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
     }
     matches.push(m);
   }
+  // Binary bytes are never shown: the file is named, its matching lines counted.
+  const binary = [...lineText.values()].some(looksBinary);
   const result: CodeFileResult = {
     repo: file.repo,
     path: file.path,
     language: file.language,
     score: file.score,
-    matches,
-    omitted_matches: matchLines.length - shown.length,
+    matches: binary ? [] : matches,
+    omitted_matches: binary ? matchLines.length : matchLines.length - shown.length,
   };
+  if (binary) result.binary = true;
   if (file.branches.length) result.branches = file.branches;
   if (file.version) result.version = file.version;
   if (pathMatch) result.path_match = true;

@@ -9,7 +9,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ToolError } from '../errors.js';
 
-const VERSION = 2;
+// 3: find_references offsets start usages at 1 and carry definitions cut by the output budget.
+const VERSION = 3;
 /** Bytes of the HMAC kept in a cursor: 128 bits, past any guessing. */
 const MAC_BYTES = 16;
 
@@ -34,9 +35,12 @@ function digest(text: string, length: number): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, length);
 }
 
-/** The hash of a call's arguments, the cursor left out. */
+/**
+ * The hash of a call's arguments, the cursor and the output budget left out: pages end where
+ * they end whatever the budget, so a call may go on with a larger max_output_chars.
+ */
 export function argumentsHash(args: Record<string, unknown>): string {
-  const { cursor: _cursor, ...rest } = args;
+  const { cursor: _cursor, max_output_chars: _budget, ...rest } = args;
   return digest(canonical(rest), 16);
 }
 

@@ -11,6 +11,8 @@ import { bareName } from './code.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import { closest, editDistance } from './text-distance.js';
+import { fewer, fitToBudget, shorterLines, Truncated, type Budget } from './budget.js';
+import { OUTPUT_CHARS_BOUNDS } from '../config.js';
 
 export const GET_FILE = 'get_file';
 
@@ -31,8 +33,13 @@ export const GetFileOutput = z.object({
   start_line: z.number().int(),
   end_line: z.number().int(),
   total_lines: z.number().int(),
+  /** More lines follow end_line. */
   truncated: z.boolean(),
   content: z.string(),
+  /** The file is binary (NUL bytes): its content is not shown. */
+  binary: z.boolean().optional(),
+  /** What the output budget cut: fewer lines (end_line says where it stopped), then long lines shortened. */
+  budget: Truncated.optional(),
   hint: z.string().optional(),
 });
 export type GetFileOutput = z.infer<typeof GetFileOutput>;
@@ -50,7 +57,7 @@ function lineStarts(content: string): number[] {
   return starts;
 }
 
-export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: AbortSignal): Promise<GetFileOutput> {
+export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Budget<GetFileOutput>, signal?: AbortSignal): Promise<GetFileOutput> {
   const path = args.path.replace(/^\/+/, '');
   if (path === '') throw invalidArgument('path is empty', 'Give the path inside the repository, e.g. src/main.go (search_files finds paths).');
   if (args.start_line !== undefined && args.end_line !== undefined && args.end_line < args.start_line) {
@@ -82,9 +89,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
   }
   const wanted = args.end_line ?? (args.start_line !== undefined ? start + FILE_LIMITS.defaultLines - 1 : FILE_LIMITS.defaultLines);
   const end = Math.min(total, wanted, start + FILE_LIMITS.maxLines - 1);
-  const from = total === 0 ? 0 : starts[start - 1]!;
-  const to = end >= total ? content.length : starts[end]!;
-  const out: GetFileOutput = {
+  const base: GetFileOutput = {
     repo: file.repo,
     path: file.path,
     language: file.language,
@@ -92,14 +97,48 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, signal?: Ab
     end_line: end,
     total_lines: total,
     truncated: end < total,
-    content: content.slice(from, to),
+    content: '',
   };
-  if (file.branches.length) out.branches = file.branches;
-  if (file.version) out.version = file.version;
-  if (file.contentNotUtf8) {
-    out.hint = 'The file is not valid UTF-8 (perhaps Latin-1 or another legacy encoding): bytes that are not UTF-8 are shown as U+FFFD, so this text is not byte-exact.';
+  if (file.branches.length) base.branches = file.branches;
+  if (file.version) base.version = file.version;
+  // Zoekt indexes a file that starts with a NUL byte (WebAssembly, some images) as text.
+  if (content.includes('\u0000')) {
+    return { ...base, start_line: 0, end_line: 0, truncated: false, binary: true, hint: `The file is binary (it holds NUL bytes; ${content.length} characters): its content is not shown. Read it from the repository itself.` };
   }
-  return out;
+  const notUtf8 = file.contentNotUtf8
+    ? 'The file is not valid UTF-8 (perhaps Latin-1 or another legacy encoding): bytes that are not UTF-8 are shown as U+FFFD, so this text is not byte-exact.'
+    : undefined;
+  // Each line with its line ending, so a range comes back byte for byte.
+  const lines = Array.from({ length: end - start + 1 }, (_, i) => content.slice(starts[start - 1 + i]!, start + i >= total ? content.length : starts[start + i]!));
+  const longest = Math.max(0, ...lines.map((l) => l.length));
+  const make = (s: Record<'lines' | 'line_chars', number>, cut: Truncated | undefined): GetFileOutput => {
+    const shown = lines.slice(0, s.lines);
+    const last = total === 0 ? 0 : start + shown.length - 1;
+    const out: GetFileOutput = { ...base, end_line: last, truncated: last < total, content: shown.map((l) => shortened(l, s.line_chars)).join('') };
+    if (cut) out.budget = cut;
+    const long = cut && s.line_chars < longest ? shown.filter((l) => lineLength(l) > s.line_chars).length : 0;
+    const hints = [notUtf8, long ? `${long} line(s) longer than ${s.line_chars} characters are cut, marked […]; pass a larger max_output_chars (up to ${OUTPUT_CHARS_BOUNDS.max}) to read them whole, or search_code with paths ["${file.path}"] to find text in them.` : undefined];
+    const hint = hints.filter(Boolean).join(' ');
+    if (hint) out.hint = hint;
+    return out;
+  };
+  const dials = [
+    { name: 'lines' as const, down: fewer(1) },
+    { name: 'line_chars' as const, down: shorterLines },
+  ];
+  return fitToBudget(make, { lines: lines.length, line_chars: longest }, dials, budget);
+}
+
+/** A line's length without its line ending. */
+function lineLength(line: string): number {
+  return line.replace(/\r?\n$/, '').length;
+}
+
+/** A line cut to `max` characters, its line ending kept, with a marker saying how much is left out. */
+function shortened(line: string, max: number): string {
+  const body = line.replace(/\r?\n$/, '');
+  if (body.length <= max) return line;
+  return `${body.slice(0, max)}[… ${body.length - max} more characters]${line.slice(body.length)}`;
 }
 
 /**

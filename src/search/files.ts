@@ -13,6 +13,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { pathGlobToRegex } from './globs.js';
 import type { Searcher } from './searcher.js';
+import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
 
 export const SEARCH_FILES = 'search_files';
 
@@ -28,6 +29,7 @@ export const FileSearchOutput = z.object({
   /** `branches` tells apart the versions of a path whose content differs between branches. */
   files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string(), branches: z.array(z.string()).optional() })),
   stats: z.object({ files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
 });
@@ -43,7 +45,7 @@ export function buildFileQuery(args: FileSearchArgs): string {
   return q.render(q.and(q.fileNamesOnly(), q.file(re), ...filterParts(args)));
 }
 
-export async function searchFiles(searcher: Searcher, args: FileSearchArgs, signal?: AbortSignal): Promise<FileSearchOutput> {
+export async function searchFiles(searcher: Searcher, args: FileSearchArgs, budget: Budget<FileSearchOutput>, signal?: AbortSignal): Promise<FileSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
   const query = buildFileQuery(args);
@@ -59,12 +61,15 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, sign
     emptyHint: () => zeroFileHint(args, searcher.scope.note()),
     narrowHint: 'Ask for less: a more specific pattern, a lower limit, or paths, languages or repos filters.',
   });
-  return {
+  const stats = { files: page.total, duration_ms: Date.now() - started, complete: page.complete };
+  const make = (s: Record<'results', number>, truncated: FileSearchOutput['truncated']): FileSearchOutput => ({
     zoekt_query: searcher.confine(query),
-    files: page.items,
-    stats: { files: page.total, duration_ms: Date.now() - started, complete: page.complete },
+    files: page.items.slice(0, s.results),
+    stats,
+    ...(truncated ? { truncated } : {}),
     ...pagingOutput(page),
-  };
+  });
+  return fitPage(page, make, {}, RESULTS_DIAL, budget);
 }
 
 function zeroFileHint(args: FileSearchArgs, scopeNote: string | undefined): string {

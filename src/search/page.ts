@@ -48,6 +48,8 @@ export type Paged<F> = F & {
   offset: number;
   next_cursor?: string;
   hint?: string;
+  /** A cursor for the same call going on at `offset` (a page the output budget cut short ends there). */
+  resume: (offset: number) => string;
 };
 
 export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): Promise<Paged<F>> {
@@ -56,8 +58,9 @@ export async function paginate<T, F extends Fetched<T>>(spec: PageSpec<T, F>): P
   const fetched = await spec.fetch(offset).catch((err: unknown) => {
     throw err instanceof AnswerTooLarge ? err.narrowed(spec.narrowHint) : err;
   });
-  const out: Paged<F> = { ...fetched, offset };
-  if (fetched.more) out.next_cursor = spec.cursors.encode(spec.tool, spec.args, { offset: fetched.nextOffset ?? offset + spec.limit, pageSize: spec.limit });
+  const resume = (at: number) => spec.cursors.encode(spec.tool, spec.args, { offset: at, pageSize: spec.limit });
+  const out: Paged<F> = { ...fetched, offset, resume };
+  if (fetched.more) out.next_cursor = resume(fetched.nextOffset ?? offset + spec.limit);
   if (fetched.items.length === 0 && !fetched.more) {
     if (offset > 0) {
       out.hint = 'This page is past the last result; the results ended on an earlier page.';

@@ -21,6 +21,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
+import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './budget.js';
 import { buildSymbolQuery, candidateFiles, IDENTIFIER_CHAR, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
 
 export const FIND_REFERENCES = 'find_references';
@@ -53,6 +54,7 @@ export const ReferenceOutput = z.object({
     complete: completeField,
   }),
   scope: z.string().optional(),
+  ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
 });
@@ -70,6 +72,18 @@ const FILES_PER_STEP = 50;
  * of at most 2 MiB).
  */
 const LINES_PER_FILE = 1 << 20;
+/**
+ * A page's offset says where it starts. 0: the first page, definitions and then usages. From
+ * USAGES_FROM: usages only, from that usage position on. From DEFINITIONS_FROM (above any usage
+ * position): a page the output budget cut inside the definitions goes on with them, from the
+ * first it left out, and then the usages from the first.
+ */
+const USAGES_FROM = 1;
+const DEFINITIONS_FROM = 2 ** 52;
+
+function usagePosition(offset: number): number {
+  return offset === 0 || offset >= DEFINITIONS_FROM ? 0 : offset - USAGES_FROM;
+}
 const IDENTIFIER = /^[\p{L}\p{N}_$]+(?:(?:::|\.)[\p{L}\p{N}_$]+)*$/u;
 
 const siteKey = (repo: string, path: string, line: number) => `${repo}\u0000${path}\u0000${line}`;
@@ -91,10 +105,10 @@ function wholeIdentifierRanges(file: FileHit): FileHit {
   return { ...file, chunks };
 }
 
-/** The usage lines of one file: whole-identifier matches, definition sites left out. */
+/** The usage lines of one file, whole lines: whole-identifier matches, definition sites left out. */
 function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<string>): Usage[] {
   const out: Usage[] = [];
-  const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER);
+  const result = toFileResult(wholeIdentifierRanges(file), contextLines, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   for (const m of result.matches) {
     if (definitionSites.has(siteKey(file.repo, file.path, m.line))) continue;
     const usage: Usage = { repo: file.repo, path: file.path, line: m.line, column: m.column, text: m.text };
@@ -105,11 +119,21 @@ function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<st
   return out;
 }
 
+/** A usage as a page shows it: at most `contextLines` around it, lines cut to `lineChars`. */
+function shownUsage(u: Usage, contextLines: number, lineChars: number): Usage {
+  const shown: Usage = { repo: u.repo, path: u.path, line: u.line, column: u.column, text: clip(u.text, u.column, lineChars) };
+  const before = u.before?.slice(Math.max(0, u.before.length - contextLines)).map((t) => clip(t, 1, lineChars));
+  const after = u.after?.slice(0, contextLines).map((t) => clip(t, 1, lineChars));
+  if (before?.length) shown.before = before;
+  if (after?.length) shown.after = after;
+  return shown;
+}
+
 function hasFilters(args: SharedFilters): boolean {
   return Boolean(args.languages?.length || args.exclude_languages?.length || args.source_code_only);
 }
 
-export async function findReferences(searcher: Searcher, args: ReferenceArgs, signal?: AbortSignal): Promise<ReferenceOutput> {
+export async function findReferences(searcher: Searcher, args: ReferenceArgs, budget: Budget<ReferenceOutput>, signal?: AbortSignal): Promise<ReferenceOutput> {
   const started = Date.now();
   const symbol = args.symbol.trim();
   if (!IDENTIFIER.test(symbol)) {
@@ -156,12 +180,13 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
     cursors: searcher.cursors,
     args: { ...args },
     limit,
-    fetch: async (position) => {
+    fetch: async (offset) => {
+      const position = usagePosition(offset);
       const startFile = Math.floor(position / LINES_PER_FILE);
       const startLine = position % LINES_PER_FILE;
       // Both questions go to Zoekt at once; which usages count depends on the definitions.
       const [candidates, firstStep] = await Promise.all([
-        candidateFiles(searcher, definitionsQuery, position === 0, signal),
+        candidateFiles(searcher, definitionsQuery, offset === 0, signal),
         walkFiles(searcher, walk, startFile, FILES_PER_STEP),
       ]);
 
@@ -198,6 +223,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
       // Walk the files from the page's start, a step at a time, until the page is full and one
       // more usage line is seen (so `more` is exact), or the files run out.
       const items: Usage[] = [];
+      const positions: number[] = [];
       let next: number | undefined;
       let step = firstStep;
       let at = startFile;
@@ -206,8 +232,10 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
           const lines = usagesOf(file);
           const from = at === startFile ? startLine : 0;
           for (let i = from; i < lines.length && next === undefined; i++) {
-            if (items.length < limit) items.push(lines[i]!);
-            else next = at * LINES_PER_FILE + i;
+            if (items.length < limit) {
+              items.push(lines[i]!);
+              positions.push(at * LINES_PER_FILE + i);
+            } else next = at * LINES_PER_FILE + i;
           }
           at++;
           if (next !== undefined) break;
@@ -219,8 +247,9 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
       counted = await countUsages(step, usagesOf, [scope ?? '', ...sites].join('\u0000'));
       return {
         items,
+        positions,
         more: next !== undefined,
-        ...(next === undefined ? {} : { nextOffset: next }),
+        ...(next === undefined ? {} : { nextOffset: USAGES_FROM + next }),
         complete: counted.exact && step.complete && candidates.window.exhausted && !candidates.window.stats.stopped,
         partial: step.partial ?? zoektPartial(candidates.window.stats),
       };
@@ -229,30 +258,51 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, si
     narrowHint: 'Ask for less: fewer context_lines, a lower limit, or languages, paths or repos filters.',
   });
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
-  const out: ReferenceOutput = {
-    symbol,
-    zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
-    definitions: page.offset === 0 && includeDefinitions ? definitionSymbols.map(toDefinition) : [],
-    usages: page.items,
-    stats: {
-      definition_count: definitionSymbols.length,
-      usage_count: counted.lines,
-      files: counted.files,
-      duration_ms: Date.now() - started,
-      complete: page.complete,
-    },
-    ...(scope ? { scope } : {}),
-    ...pagingOutput(page),
+  // Definitions are all on the first page, unless the output budget cut them there: then the
+  // pages after it go on with them.
+  const definitionsFrom = page.offset === 0 ? 0 : page.offset >= DEFINITIONS_FROM ? page.offset - DEFINITIONS_FROM : undefined;
+  const definitions = includeDefinitions && definitionsFrom !== undefined ? definitionSymbols.slice(definitionsFrom).map(toDefinition) : [];
+  const stats = {
+    definition_count: definitionSymbols.length,
+    usage_count: counted.lines,
+    files: counted.files,
+    duration_ms: Date.now() - started,
+    complete: page.complete,
   };
   // The page protocol's note (past the end, or an unfinished search) comes first; the first page
   // also says what is missing when definitions or usages are.
   const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, counted.lines + page.items.length, scope, searcher.scope.note()) : undefined]
     .filter(Boolean)
     .join(' ');
-  if (hint) out.hint = hint;
-  else delete out.hint;
-  return out;
+  const make = (s: Record<ReferenceDial, number>, truncated: ReferenceOutput['truncated']): ReferenceOutput => {
+    const out: ReferenceOutput = {
+      symbol,
+      zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
+      definitions: definitions.slice(0, s.definitions).map((d) => ({ ...d, text: clip(d.text, d.column, s.line_chars) })),
+      usages: page.items.slice(0, s.results).map((u) => shownUsage(u, s.context_lines, s.line_chars)),
+      stats,
+      ...(scope ? { scope } : {}),
+      ...(truncated ? { truncated } : {}),
+      ...pagingOutput(page),
+    };
+    if (s.definitions < definitions.length) out.next_cursor = page.resume(DEFINITIONS_FROM + definitionsFrom! + s.definitions);
+    else if (s.results < page.items.length) out.next_cursor = page.resume(USAGES_FROM + page.positions[s.results]!);
+    if (hint) out.hint = hint;
+    else delete out.hint;
+    return out;
+  };
+  // Usages go before definitions: a page cut inside the definitions shows no usages.
+  const dials = [
+    { name: 'context_lines' as const, down: lessOne(0) },
+    { name: 'results' as const, down: fewer(definitions.length ? 0 : 1) },
+    { name: 'definitions' as const, down: fewer(1) },
+    { name: 'line_chars' as const, down: shorterLines },
+  ];
+  const start = { context_lines: contextLines, results: page.items.length, definitions: definitions.length, line_chars: MAX_LINE_CHARS };
+  return fitToBudget(make, start, dials, budget);
 }
+
+type ReferenceDial = 'context_lines' | 'results' | 'definitions' | 'line_chars';
 
 function familyOf(s: SymbolResult): string {
   return languageByName(s.language)?.family ?? s.language;

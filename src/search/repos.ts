@@ -12,6 +12,7 @@ import { paginate, pagingFields, pagingOutput } from './page.js';
 import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
+import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
 
 export const LIST_REPOS = 'list_repos';
 
@@ -48,6 +49,7 @@ export type RepoEntry = z.infer<typeof RepoEntry>;
 export const ListReposOutput = z.object({
   repos: z.array(RepoEntry),
   totals: z.object({ repos: z.number().int(), shards: z.number().int(), documents: z.number().int(), index_bytes: z.number().int(), content_bytes: z.number().int() }),
+  ...truncatedField,
   ...pagingFields,
 });
 export type ListReposOutput = z.infer<typeof ListReposOutput>;
@@ -98,7 +100,7 @@ async function withCoverage(searcher: Searcher, entries: RepoEntry[], infos: Map
   return missing ? `Symbol coverage of ${missing} repo(s) on this page is still being read from the index: call list_repos again for it.` : undefined;
 }
 
-export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?: AbortSignal): Promise<ListReposOutput> {
+export async function listRepos(searcher: Searcher, args: ListReposArgs, budget: Budget<ListReposOutput>, signal?: AbortSignal): Promise<ListReposOutput> {
   const limit = args.limit ?? LIST_REPOS_DEFAULTS.limit;
   const query = args.filter !== undefined ? q.render(q.repo(repoGlobToRegex(args.filter))) : '';
   let totals: ListReposOutput['totals'] | undefined;
@@ -136,7 +138,10 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, signal?
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
   const coverageHint = await withCoverage(searcher, page.items, infos);
-  const out: ListReposOutput = { repos: page.items, totals: totals!, ...pagingOutput(page) };
-  if (coverageHint) out.hint = [out.hint, coverageHint].filter(Boolean).join(' ');
-  return out;
+  const make = (s: Record<'results', number>, truncated: ListReposOutput['truncated']): ListReposOutput => {
+    const out: ListReposOutput = { repos: page.items.slice(0, s.results), totals: totals!, ...(truncated ? { truncated } : {}), ...pagingOutput(page) };
+    if (coverageHint) out.hint = [out.hint, coverageHint].filter(Boolean).join(' ');
+    return out;
+  };
+  return fitPage(page, make, {}, RESULTS_DIAL, budget);
 }

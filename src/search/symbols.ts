@@ -27,6 +27,7 @@ import { derived, type Window } from './window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
 import { prominence } from './prominence.js';
+import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -60,6 +61,7 @@ export const SymbolSearchOutput = z.object({
   zoekt_query: z.string(),
   symbols: z.array(SymbolResult),
   stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
 });
@@ -302,7 +304,7 @@ export async function candidateFiles(searcher: Searcher, query: string, fresh: b
   return { files: window!.files, window: window! };
 }
 
-export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, signal?: AbortSignal): Promise<SymbolSearchOutput> {
+export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, budget: Budget<SymbolSearchOutput>, signal?: AbortSignal): Promise<SymbolSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
   const kinds = parseKinds(args.kinds);
@@ -345,17 +347,20 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     emptyHint: async (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note(), await unindexedLanguages(searcher, args)),
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
-  return {
-    zoekt_query: searcher.confine(query),
-    symbols: page.items,
-    stats: {
-      symbols: ranked.length,
-      files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
-      duration_ms: Date.now() - started,
-      complete: page.complete,
-    },
-    ...pagingOutput(page),
+  const stats = {
+    symbols: ranked.length,
+    files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
+    duration_ms: Date.now() - started,
+    complete: page.complete,
   };
+  const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => ({
+    zoekt_query: searcher.confine(query),
+    symbols: page.items.slice(0, s.results).map((sym) => ({ ...sym, signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars) })),
+    stats,
+    ...(truncated ? { truncated } : {}),
+    ...pagingOutput(page),
+  });
+  return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
 }
 
 function candidatesBound(): { reason: string; hint: string } {

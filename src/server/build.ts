@@ -38,6 +38,8 @@ export interface ServerDeps {
   admission?: AdmissionLimits;
   /** The key cursors are signed with (--cursor-secret); a random one per process when absent. */
   cursorSecret?: string;
+  /** The text an answer may have unless a call asks for another bound (--max-output-chars). */
+  maxOutputChars?: number;
 }
 
 
@@ -67,6 +69,7 @@ export function dispatcherFor(deps: ServerDeps): Dispatcher {
       log: deps.log,
       admission: new Admission(deps.admission ?? { maxInFlight: DEFAULTS.maxInFlight, maxQueue: DEFAULTS.maxQueue }),
       timeoutMs: deps.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxOutputChars: deps.maxOutputChars ?? DEFAULTS.maxOutputChars,
     });
     dispatchers.set(deps, d);
   }

@@ -36,6 +36,7 @@ function describe(tool: AnyTool): Tool {
     description: tool.description,
     inputSchema: z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
     outputSchema: z.toJSONSchema(advertisedOutput(tool.output), { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
-    annotations: { title: tool.title, ...READ_ONLY_ANNOTATIONS },
+    // The title is given once, at the top (MCP 2025-06-18 and later read it there).
+    annotations: { ...READ_ONLY_ANNOTATIONS },
   };
 }

@@ -30,6 +30,8 @@ export interface DispatcherOptions {
   admission: Admission;
   /** The deadline of one call, from its arrival to its reply. */
   timeoutMs: number;
+  /** The text an answer may have unless the call asks for another bound. */
+  maxOutputChars: number;
 }
 
 let nextCallId = 0;
@@ -64,7 +66,9 @@ export class Dispatcher {
       const input = this.parse(tool.name, tool.input, args);
       if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal };
-      const work = withDeadline(deadline, () => tool.handler(input, ctx));
+      const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
+      const budget = { maxChars, render: (out: unknown) => tool.render(out, input) };
+      const work = withDeadline(deadline, () => tool.handler(input, ctx, budget));
       // The slot is given back when the work really ends, not when the caller stops waiting.
       const held = release;
       release = undefined;

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
+import type { Budget } from '../search/budget.js';
 
 export interface ToolContext {
   zoekt: ZoektFleet;
@@ -25,7 +26,8 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   description: string;
   input: I;
   output: O;
-  handler: (args: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
+  /** `budget`: the text the answer may have (max_output_chars, or the server's --max-output-chars) and the rendering it is measured by. */
+  handler: (args: z.output<I>, ctx: ToolContext, budget: Budget<z.output<O>>) => Promise<z.output<O>>;
   /** The compact text a model reads: grep-like, grouped by file. */
   render: (out: z.output<O>, args: z.output<I>) => string;
 }

@@ -51,6 +51,6 @@ export const findReferencesTool = defineTool({
   ].join('\n'),
   input,
   output: ReferenceOutput,
-  handler: (args, ctx) => findReferences(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => findReferences(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderReferences(out),
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FILE_LIMITS, GET_FILE, getFile, GetFileOutput } from '../search/file.js';
 import { defineTool } from './define.js';
 import { text, toolInput } from './shared.js';
+import { truncatedLine } from '../search/budget.js';
 
 const input = toolInput({
   repo: text(500).describe('Full name, as list_repos and results give it'),
@@ -19,7 +20,8 @@ export function renderFile(out: GetFileOutput): string {
   const header = `${out.repo}/${out.path} (${out.language || 'unknown language'}) lines ${out.start_line}–${out.end_line} of ${out.total_lines}`;
   const body = out.content === '' ? [] : lines.map((l, i) => `${String(out.start_line + i).padStart(width)}  ${l.replace(/\r$/, '')}`);
   const footer = out.truncated ? [`… ${out.total_lines - out.end_line} more line(s): call again with start_line ${out.end_line + 1}`] : [];
-  return [header, ...body, ...footer, ...(out.hint ? [`hint: ${out.hint}`] : [])].join('\n');
+  const binary = out.binary ? ['binary content: not shown'] : [];
+  return [header, ...binary, ...body, ...truncatedLine(out.budget), ...footer, ...(out.hint ? [`hint: ${out.hint}`] : [])].join('\n');
 }
 
 export const getFileTool = defineTool({
@@ -33,6 +35,6 @@ export const getFileTool = defineTool({
   ].join('\n'),
   input,
   output: GetFileOutput,
-  handler: (args, ctx) => getFile(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => getFile(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderFile(out),
 });

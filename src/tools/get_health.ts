@@ -5,11 +5,13 @@ import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
 import { defineTool } from './define.js';
 import { toolInput } from './shared.js';
+import { fitToBudget, halve, truncatedField, truncatedLine, type Budget, type Truncated } from '../search/budget.js';
 
 const input = toolInput({});
 
 /** get_health's answer, plus the local serve command's view of the index when there is one. */
 const output = HealthOutput.extend({
+  ...truncatedField,
   indexing: z
     .object({
       starting: z.boolean().optional(),
@@ -54,6 +56,20 @@ function withIndexing(out: HealthOutput): Output {
   return res;
 }
 
+/** Long lists (languages, local repositories) are shortened to fit the output budget; list_repos pages through them all. */
+function fitHealth(out: Output, budget: Budget<Output>): Output {
+  const longest = Math.max(out.index?.symbols?.languages.length ?? 0, out.indexing?.repos.length ?? 0);
+  const make = (s: Record<'list_items', number>, truncated: Truncated | undefined): Output => {
+    if (!truncated) return out;
+    const res: Output = { ...out, truncated };
+    if (res.index?.symbols) res.index = { ...res.index, symbols: { ...res.index.symbols, languages: res.index.symbols.languages.slice(0, s.list_items) } };
+    if (res.indexing) res.indexing = { ...res.indexing, repos: res.indexing.repos.slice(0, s.list_items) };
+    res.hint = [res.hint, 'list_repos shows each repository, page by page, with its languages and symbol coverage.'].filter(Boolean).join(' ');
+    return res;
+  };
+  return fitToBudget(make, { list_items: longest }, [{ name: 'list_items', down: halve(1) }], budget);
+}
+
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
 export function renderHealth(out: Output): string {
@@ -83,6 +99,7 @@ export function renderHealth(out: Output): string {
   lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}; ${c.in_flight} call(s) in flight`);
   for (const t of c.tools) lines.push(`  ${t.tool}: ${t.calls} call(s), ${t.errors} error(s), p50 ${t.p50_ms} ms, p95 ${t.p95_ms} ms, p99 ${t.p99_ms} ms`);
   for (const r of out.indexing?.repos ?? []) lines.push(`repo ${describeRepo(r)}`);
+  lines.push(...truncatedLine(out.truncated));
   if (out.hint) lines.push(`hint: ${out.hint}`);
   return lines.join('\n');
 }
@@ -97,6 +114,6 @@ export const getHealthTool = defineTool({
   ].join('\n'),
   input,
   output,
-  handler: async (_args, ctx) => withIndexing(await getHealth(ctx.searcher)),
+  handler: async (_args, ctx, budget) => fitHealth(withIndexing(await getHealth(ctx.searcher)), budget),
   render: (out) => renderHealth(out),
 });

@@ -41,6 +41,6 @@ export const listReposTool = defineTool({
   ].join('\n'),
   input,
   output: ListReposOutput,
-  handler: (args, ctx) => listRepos(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => listRepos(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderRepos(out),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CODE_DEFAULTS, CodeSearchOutput, SEARCH_CODE, searchCode } from '../search/code.js';
 import { count } from '../search/completeness.js';
 import { defineTool } from './define.js';
-import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, text, toolInput } from './shared.js';
+import { cursorArg, pagingFooter, queryLine, describedFilterArgs, text, toolInput } from './shared.js';
 
 const input = toolInput({
   query: text(2000),
@@ -11,7 +11,7 @@ const input = toolInput({
   context_lines: z.number().int().min(0).max(10).optional().describe(`Default ${CODE_DEFAULTS.context_lines}`),
   max_matches_per_file: z.number().int().min(1).max(100).optional().describe(`Default ${CODE_DEFAULTS.max_matches_per_file}`),
   branch: text(200).optional().describe('Default: all'),
-  ...sharedFilterArgs,
+  ...describedFilterArgs,
   limit: z.number().int().min(1).max(50).optional().describe(`Files per page, default ${CODE_DEFAULTS.limit}`),
   cursor: cursorArg,
 });
@@ -21,13 +21,14 @@ export function renderCode(out: CodeSearchOutput): string {
   for (const r of out.results) {
     const extra = [r.language, r.path_match ? 'path matches' : ''].filter(Boolean).join(', ');
     lines.push('', `${r.repo}/${r.path}${extra ? ` (${extra})` : ''}`);
+    if (r.binary) lines.push(`binary content: ${r.omitted_matches} matching line(s) not shown`);
     for (const m of r.matches) {
       (m.before ?? []).forEach((t, i) => lines.push(`${m.line - (m.before!.length - i)}- ${t}`));
       const sym = m.symbol ? `  [${m.symbol.kind} ${m.symbol.parent ? `${m.symbol.parent}.` : ''}${m.symbol.name}]` : '';
       lines.push(`${m.line}:${m.column}: ${m.text}${sym}`);
       (m.after ?? []).forEach((t, i) => lines.push(`${m.line + i + 1}- ${t}`));
     }
-    if (r.omitted_matches > 0) lines.push(`… ${r.omitted_matches} more matching line(s) in this file`);
+    if (r.omitted_matches > 0 && !r.binary) lines.push(`… ${r.omitted_matches} more matching line(s) in this file`);
   }
   const { files, matches, complete } = out.stats;
   lines.push('', `${out.results.length} file(s) on this page; ${count(files, complete)} file(s), ${count(matches, complete)} match(es) in all; ${out.stats.duration_ms} ms`);
@@ -41,13 +42,13 @@ export const searchCodeTool = defineTool({
   description: [
     'Search file contents (Zoekt): files by relevance, matched lines with context.',
     'Query: bare terms are RE2 regexes, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ). literal: true for exact text.',
-    'All list tools page: pass next_cursor back as cursor, same arguments.',
+    'All list tools page: pass next_cursor back as cursor, same arguments. Any answer over max_output_chars is cut and says what it cut.',
     'Examples:',
     '- {"query": "func\\s+NewServer"}',
     '- {"query": "foo(bar[0])", "literal": true, "paths": ["src/"]}',
   ].join('\n'),
   input,
   output: CodeSearchOutput,
-  handler: (args, ctx) => searchCode(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => searchCode(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderCode(out),
 });

@@ -37,6 +37,6 @@ export const searchFilesTool = defineTool({
   ].join('\n'),
   input,
   output: FileSearchOutput,
-  handler: (args, ctx) => searchFiles(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => searchFiles(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderFiles(out),
 });

@@ -43,6 +43,6 @@ export const searchSymbolsTool = defineTool({
   ].join('\n'),
   input,
   output: SymbolSearchOutput,
-  handler: (args, ctx) => searchSymbols(ctx.searcher, args, ctx.signal),
+  handler: (args, ctx, budget) => searchSymbols(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderSymbols(out),
 });

@@ -91,7 +91,8 @@ describe('get_file', () => {
     const mid = await file({ repo: `${REPO_PREFIX}docs-only`, path: 'long.txt', start_line: 1000, end_line: 1004 });
     expect(mid).toMatchObject({ start_line: 1000, end_line: 1004, total_lines: 2500, truncated: true });
     expect(mid.content).toBe(lines.slice(999, 1004).join('\n') + '\n');
-    const capped = await file({ repo: `${REPO_PREFIX}docs-only`, path: 'long.txt', start_line: 1, end_line: 2500 });
+    // A bound large enough for 2000 lines: the call's own cap is what is tested here.
+    const capped = await file({ repo: `${REPO_PREFIX}docs-only`, path: 'long.txt', start_line: 1, end_line: 2500, max_output_chars: 200_000 });
     expect(capped).toMatchObject({ start_line: 1, end_line: 2000, truncated: true });
     expect(capped.content.split('\n')).toHaveLength(2001);
     const tail = await file({ repo: `${REPO_PREFIX}docs-only`, path: 'long.txt', start_line: 2401 });
@@ -133,7 +134,7 @@ describe('get_file', () => {
     writeFileSync(join(repoDir, 'empty.txt'), '');
     writeFileSync(join(repoDir, 'tiny.txt'), '\n');
     writeFileSync(join(repoDir, 'data.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x03]));
-    writeFileSync(join(repoDir, 'big.txt'), 'a line of text that repeats\n'.repeat(100_000));
+    writeFileSync(join(repoDir, 'big.txt'), 'a line of text that repeats\n'.repeat(200_000));
     writeFileSync(join(repoDir, 'latin1.txt'), Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'));
     git(repoDir, 'add', '-A');
     git(repoDir, 'commit', '-q', '-m', 'main');

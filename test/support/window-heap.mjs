@@ -11,6 +11,7 @@ import { Searcher } from '../../dist/search/searcher.js';
 import { WindowCache } from '../../dist/search/window-cache.js';
 import { TOOLS } from '../../dist/tools/index.js';
 import { silentLogger } from '../../dist/log.js';
+import { DEFAULTS } from '../../dist/config.js';
 
 const budget = Number(process.env.BUDGET_MB) * 2 ** 20;
 const calls = Number(process.env.CALLS);
@@ -19,7 +20,12 @@ const cache = new WindowCache({ maxBytes: budget, ttlMs: 3_600_000 });
 const signal = new AbortController().signal;
 const tool = (name) => TOOLS.find((t) => t.name === name);
 const searcher = new Searcher(zoekt, cache);
-const call = (name, args) => tool(name).handler(tool(name).input.parse(args), { zoekt, searcher, log: silentLogger, signal });
+// The server's default output budget, measured by the tool's own rendering.
+const budgetOf = (t, input) => ({ maxChars: DEFAULTS.maxOutputChars, render: (out) => t.render(out, input) });
+const call = (name, args) => {
+  const input = tool(name).input.parse(args);
+  return tool(name).handler(input, { zoekt, searcher, log: silentLogger, signal }, budgetOf(tool(name), input));
+};
 
 // Distinct identifiers of real Go code: each one a query of its own, so each window is new.
 function identifiers() {
