@@ -4,7 +4,7 @@
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import { checkQueryBounds } from '../zoekt/query-bounds.js';
-import { liftCase, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
+import { checkNoLookaround, liftCase, liftCaseFlag, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
 import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { walkFiles } from './file-walk.js';
@@ -14,6 +14,8 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { clip, fewer, fitPage, halve, lessOne, looksBinary, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './budget.js';
 import { indexAgeField } from './freshness.js';
 import type { Searcher } from './searcher.js';
+import { resolveBranch, type BranchChoice } from './branches.js';
+import { NotIndexedInScope, skippedInScope } from './skipped.js';
 
 export const SEARCH_CODE = 'search_code';
 
@@ -60,6 +62,8 @@ export const CodeSearchOutput = z.object({
   zoekt_query: z.string(),
   results: z.array(CodeFileResult),
   stats: z.object({ files: z.number().int(), matches: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  /** Files in scope the indexer skipped (too large, too many trigrams): their text was not searched. First page only. */
+  not_indexed: NotIndexedInScope.optional(),
   ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
@@ -88,6 +92,16 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
       text = lifted.rest;
       if (text === '') throw invalidArgument('the query has nothing to search besides case:', "Add a search term, e.g. 'case:yes Config'.");
     }
+    checkNoLookaround(text);
+    const flag = liftCaseFlag(text);
+    if (flag.fold) {
+      if (mode === 'yes') {
+        throw invalidArgument("the query asks for (?i) but the search is case-sensitive (case_sensitive 'yes' or case:yes)", "Drop (?i) for a case-sensitive search, or drop case_sensitive 'yes' / case:yes.");
+      }
+      mode = 'no';
+      text = flag.rest.trim();
+      if (text === '') throw invalidArgument('the query has nothing to search besides (?i)', "Add a search term, e.g. '(?i)config'.");
+    }
   }
   return q.render(
     q.and(
@@ -104,7 +118,12 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
   const limit = args.limit ?? CODE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
   const maxPerFile = args.max_matches_per_file ?? CODE_DEFAULTS.max_matches_per_file;
-  const query = buildCodeQuery(args);
+  buildCodeQuery(args);
+  const branch = args.branch === undefined ? undefined : await resolveBranch(searcher, args.branch, filterParts({ repos: args.repos }), signal);
+  const query = buildCodeQuery({ ...args, branch: branch?.branch });
+  // The first page says which files in scope the indexer skipped; asked while the page is fetched.
+  const scopeParts = [...filterParts(args), branch && q.branch(branch.branch)].filter((p): p is q.QueryPart => Boolean(p));
+  const skipped = args.cursor === undefined ? skippedInScope(searcher, scopeParts, signal).catch(() => undefined) : Promise.resolve(undefined);
   const page = await paginate({
     tool: SEARCH_CODE,
     cursors: searcher.cursors,
@@ -114,20 +133,23 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
       const walked = await walkFiles(searcher, { query, contextLines, content: true, signal }, offset, limit);
       return { ...walked, items: walked.files };
     },
-    emptyHint: () => zeroResultHint(searcher, args, signal),
+    emptyHint: async () => zeroResultHint(searcher, args, branch, await skipped, signal),
     narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
-  const split = args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query);
+  const notIndexed = await skipped;
+  const notes = [args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note];
   const stats = { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete };
   const make = (s: Record<CodeDial, number>, truncated: CodeSearchOutput['truncated']): CodeSearchOutput => {
     const out: CodeSearchOutput = {
       zoekt_query: searcher.confine(query),
       results: page.items.slice(0, s.results).map((f) => toFileResult(f, s.context_lines, s.matches_per_file, s.line_chars)),
       stats,
+      ...(notIndexed ? { not_indexed: notIndexed } : {}),
       ...(truncated ? { truncated } : {}),
       ...pagingOutput(page),
     };
-    if (split) out.hint = out.hint ? `${split} ${out.hint}` : split;
+    const hint = [...notes, out.hint].filter(Boolean).join(' ');
+    if (hint) out.hint = hint;
     return out;
   };
   return fitPage(page, make, { context_lines: contextLines, matches_per_file: maxPerFile, line_chars: MAX_LINE_CHARS }, CODE_DIALS, budget);
@@ -231,27 +253,53 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
 
 const REGEX_META = /[.()[\]{}*+?|^$\\]/;
 
-async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<string> {
-  const tips: string[] = [];
+/** Whether a variant of the search finds any file: a zero-result hint only names a cause it has checked. */
+async function finds(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<number> {
+  let query: string;
+  try {
+    query = buildCodeQuery(args);
+  } catch {
+    return 0;
+  }
+  const window = await searcher.window({ query, size: 1, fresh: true, signal }).catch(() => undefined);
+  return window ? Math.max(window.files.length, window.stats.fileCount) : 0;
+}
+
+/**
+ * Why nothing matched, from what the index really holds: each likely cause (case, regex syntax,
+ * the filters, the branch) is named only when the search without it finds files, and files the
+ * indexer skipped are named when the scope holds some.
+ */
+async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, branch: BranchChoice | undefined, skipped: NotIndexedInScope | undefined, signal?: AbortSignal): Promise<string> {
   if (args.repos?.length) {
     const known = await searcher.list(q.render(q.or(...filterParts({ repos: args.repos }))), signal).catch(() => undefined);
     if (known && known.repos.length === 0) {
       return `No ${searcher.scope.restricted ? 'allowed ' : ''}indexed repository matches repos ${JSON.stringify(args.repos)}. Call list_repos to see the indexed names (globs like 'github.com/acme/*' or a bare name like 'webapp' work).`;
     }
   }
+  const base = { ...args, cursor: undefined, branch: branch?.branch };
   const mode = args.case_sensitive ?? 'auto';
-  if (mode === 'yes') tips.push("the search is case-sensitive: try case_sensitive: 'no'");
-  else if (mode === 'auto' && /[A-Z]/.test(args.query)) {
-    tips.push("the query has uppercase letters, so case 'auto' made it case-sensitive: try case_sensitive: 'no'");
+  const caseBound = mode === 'yes' || (mode === 'auto' && /[A-Z]/.test(args.query)) || /\bcase:yes\b/.test(args.query);
+  const noFilters = { query: args.query, literal: args.literal, case_sensitive: args.case_sensitive };
+  const [caseless, literal, unfiltered] = await Promise.all([
+    caseBound ? finds(searcher, { ...base, case_sensitive: 'no', query: args.query.replace(/\bcase:yes\b/g, '') }, signal) : 0,
+    !args.literal && REGEX_META.test(args.query) ? finds(searcher, { ...base, literal: true }, signal) : 0,
+    describeFilters(args).length || args.branch !== undefined ? finds(searcher, noFilters, signal) : 0,
+  ]);
+  const causes: string[] = [];
+  if (caseless) causes.push(`the search is case-sensitive${mode === 'auto' ? ' (the query has uppercase letters)' : ''}, and case_sensitive: 'no' finds ${caseless} file(s)`);
+  if (literal) causes.push(`bare terms are RE2 regexes ('.' matches any character, '(' groups), and literal: true finds ${literal} file(s)`);
+  if (unfiltered) {
+    const filters = describeFilters(args);
+    if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}${branch && branch.indexed.length ? ` (indexed branches: ${branch.indexed.slice(0, 10).join(', ')})` : ''}`);
+    causes.push(`the filters ${filters.join(', ')} exclude every match: without them the query finds ${unfiltered} file(s); drop them one at a time`);
   }
-  if (!args.literal && REGEX_META.test(args.query)) {
-    tips.push("bare terms are RE2 regexes ('.' matches any character, '(' groups): to search the exact text, set literal: true");
-  }
-  const filters = describeFilters(args);
-  if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}`);
-  if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude the files: drop them one at a time`);
   const scoped = searcher.scope.note();
-  if (scoped) tips.push(scoped);
-  tips.push('try a shorter or more general term; list_repos shows what is indexed');
-  return `No matches. Likely causes: ${tips.join('; ')}.`;
+  const notSearched = skipped ? ` ${skipped.files} file(s) in scope were not indexed and so not searched (see not_indexed).` : '';
+  if (causes.length) return `No matches. ${causes.join('; ')}.${notSearched}${scoped ? ` Note that ${scoped}.` : ''}`;
+  const checked = [caseBound ? 'case-insensitively' : undefined, !args.literal && REGEX_META.test(args.query) ? 'as literal text' : undefined, describeFilters(args).length || args.branch !== undefined ? 'without the filters' : undefined].filter(Boolean);
+  return (
+    `No indexed file matches${checked.length ? `, nor does one ${checked.join(' or ')}` : ''}.${notSearched}` +
+    `${scoped ? ` Note that ${scoped}.` : ''} Try a shorter or more general term; list_repos shows what is indexed.`
+  );
 }

@@ -9,6 +9,7 @@ import * as q from '../zoekt/query.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { bareName } from './code.js';
 import { compareStrings } from './paging.js';
+import { resolveBranch } from './branches.js';
 import type { Searcher } from './searcher.js';
 import { closest, editDistance } from './text-distance.js';
 import { fewer, fitToBudget, shorterLines, Truncated, type Budget } from './budget.js';
@@ -65,9 +66,12 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   }
   searcher.scope.check(args.repo);
 
-  const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(path)), args.branch !== undefined && q.branch(args.branch)));
+  // A repository indexed as HEAD is read there when asked for its branch by name.
+  const choice = args.branch === undefined ? undefined : await resolveBranch(searcher, args.branch, [q.repo(exact(args.repo))], signal);
+  const branch = choice?.branch;
+  const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(path)), branch !== undefined && q.branch(branch)));
   const hits = (await searcher.wholeFiles(query, 10, args.repo, signal)).filter(
-    (f) => f.repo === args.repo && f.path === path && (args.branch === undefined || f.branches.includes(args.branch)),
+    (f) => f.repo === args.repo && f.path === path && (branch === undefined || f.branches.includes(branch)),
   );
   const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
   if (!file) throw await notFound(searcher, args, path, signal);
@@ -103,7 +107,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   if (file.version) base.version = file.version;
   // Zoekt indexes a file that starts with a NUL byte (WebAssembly, some images) as text.
   if (content.includes('\u0000')) {
-    return { ...base, start_line: 0, end_line: 0, truncated: false, binary: true, hint: `The file is binary (it holds NUL bytes; ${content.length} characters): its content is not shown. Read it from the repository itself.` };
+    return { ...base, start_line: 0, end_line: 0, truncated: false, binary: true, hint: [choice?.note, `The file is binary (it holds NUL bytes; ${content.length} characters): its content is not shown. Read it from the repository itself.`].filter(Boolean).join(' ') };
   }
   const notUtf8 = file.contentNotUtf8
     ? 'The file is not valid UTF-8 (perhaps Latin-1 or another legacy encoding): bytes that are not UTF-8 are shown as U+FFFD, so this text is not byte-exact.'
@@ -117,7 +121,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
     const out: GetFileOutput = { ...base, end_line: last, truncated: last < total, content: shown.map((l) => shortened(l, s.line_chars)).join('') };
     if (cut) out.budget = cut;
     const long = cut && s.line_chars < longest ? shown.filter((l) => lineLength(l) > s.line_chars).length : 0;
-    const hints = [notUtf8, long ? `${long} line(s) longer than ${s.line_chars} characters are cut, marked […]; pass a larger max_output_chars (up to ${OUTPUT_CHARS_BOUNDS.max}) to read them whole, or search_code with paths ["${file.path}"] to find text in them.` : undefined];
+    const hints = [choice?.note, notUtf8, long ? `${long} line(s) longer than ${s.line_chars} characters are cut, marked […]; pass a larger max_output_chars (up to ${OUTPUT_CHARS_BOUNDS.max}) to read them whole, or search_code with paths ["${file.path}"] to find text in them.` : undefined];
     const hint = hints.filter(Boolean).join(' ');
     if (hint) out.hint = hint;
     return out;

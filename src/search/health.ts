@@ -10,6 +10,7 @@ import { combineReadiness } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
 import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './coverage.js';
 import type { Searcher } from './searcher.js';
+import { indexSkipped, NotIndexedCounts } from './skipped.js';
 import { cacheLookups, callsInFlight, toolLatencies } from '../metrics.js';
 
 export const GET_HEALTH = 'get_health';
@@ -30,6 +31,12 @@ export const HealthOutput = z.object({
       index_bytes: z.number().int(),
       content_bytes: z.number().int(),
       repos_without_symbols: z.number().int(),
+      /**
+       * Files the indexer skipped (their names are indexed, their text is not), by reason, and in
+       * how many repositories; list_repos has them per repository. Absent when none, or while
+       * still being read.
+       */
+      not_indexed: NotIndexedCounts.extend({ repos: z.number().int(), complete: z.boolean() }).optional(),
       /**
        * Per language: files, files with at least one symbol, and the parser that produced them
        * (search/coverage.ts). Absent while it is still being read (the next call has it).
@@ -144,8 +151,12 @@ export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
       repos_without_symbols: listed.repos.filter((r) => !r.hasSymbols).length,
     };
     // What the call has left for it, less a moment to answer in.
-    const coverage = await inTime(indexCoverage(searcher, listed.repos), COVERAGE_MARGIN_MS);
+    const [coverage, skipped] = await Promise.all([
+      inTime(indexCoverage(searcher, listed.repos), COVERAGE_MARGIN_MS),
+      inTime(indexSkipped(searcher, listed.repos), COVERAGE_MARGIN_MS),
+    ]);
     if (coverage) out.index.symbols = coverage;
+    if (skipped && skipped.total.files > 0) out.index.not_indexed = { ...skipped.total, repos: skipped.byRepo.size, complete: skipped.complete };
     if (times.length) {
       out.index.oldest_index_time = times[0]!;
       out.index.newest_index_time = times[times.length - 1]!;

@@ -21,6 +21,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
+import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './budget.js';
 import { buildSymbolQuery, candidateFiles, IDENTIFIER_CHAR, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
 
@@ -54,6 +55,8 @@ export const ReferenceOutput = z.object({
     complete: completeField,
   }),
   scope: z.string().optional(),
+  /** Files in scope the indexer skipped (too large, too many trigrams): their text was not searched. First page only. */
+  not_indexed: NotIndexedInScope.optional(),
   ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
@@ -175,6 +178,8 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
     });
     return { ...counts, exact: window.exhausted };
   };
+  // The first page says which files in scope the indexer skipped; asked while the page is fetched.
+  const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(filters), signal).catch(() => undefined) : Promise.resolve(undefined);
   const page = await paginate({
     tool: FIND_REFERENCES,
     cursors: searcher.cursors,
@@ -257,6 +262,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
     emptyHint: () => '',
     narrowHint: 'Ask for less: fewer context_lines, a lower limit, or languages, paths or repos filters.',
   });
+  const notIndexed = await skipped;
   const includeDefinitions = args.include_definitions ?? REFERENCE_DEFAULTS.include_definitions;
   // Definitions are all on the first page, unless the output budget cut them there: then the
   // pages after it go on with them.
@@ -282,6 +288,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
       usages: page.items.slice(0, s.results).map((u) => shownUsage(u, s.context_lines, s.line_chars)),
       stats,
       ...(scope ? { scope } : {}),
+      ...(notIndexed ? { not_indexed: notIndexed } : {}),
       ...(truncated ? { truncated } : {}),
       ...pagingOutput(page),
     };

@@ -12,6 +12,7 @@ import { paginate, pagingFields, pagingOutput } from './page.js';
 import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
+import { indexSkipped, NotIndexedCounts } from './skipped.js';
 import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
 
 export const LIST_REPOS = 'list_repos';
@@ -40,6 +41,8 @@ const RepoEntry = z.object({
    */
   symbols: z.array(LanguageCoverage).optional(),
   files: z.number().int(),
+  /** Files the indexer skipped (their names are indexed, their text is not), by reason. Absent when none, or while still being read. */
+  not_indexed: NotIndexedCounts.optional(),
   content_bytes: z.number().int(),
   /** With several Zoekt backends: the one that serves the repository. */
   backend: z.string().optional(),
@@ -100,6 +103,16 @@ async function withCoverage(searcher: Searcher, entries: RepoEntry[], infos: Map
   return missing ? `Symbol coverage of ${missing} repo(s) on this page is still being read from the index: call list_repos again for it.` : undefined;
 }
 
+/** Adds each repository's skipped files, when they can be read before the call's deadline. */
+async function withSkipped(searcher: Searcher, entries: RepoEntry[], all: RepoInfo[]): Promise<void> {
+  const skipped = await inTime(indexSkipped(searcher, all), COVERAGE_MARGIN_MS);
+  if (!skipped) return;
+  for (const e of entries) {
+    const counts = skipped.byRepo.get(e.name);
+    if (counts) e.not_indexed = counts;
+  }
+}
+
 export async function listRepos(searcher: Searcher, args: ListReposArgs, budget: Budget<ListReposOutput>, signal?: AbortSignal): Promise<ListReposOutput> {
   const limit = args.limit ?? LIST_REPOS_DEFAULTS.limit;
   const query = args.filter !== undefined ? q.render(q.repo(repoGlobToRegex(args.filter))) : '';
@@ -137,7 +150,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, budget:
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
-  const coverageHint = await withCoverage(searcher, page.items, infos);
+  const [coverageHint] = await Promise.all([withCoverage(searcher, page.items, infos), withSkipped(searcher, page.items, [...infos.values()])]);
   const make = (s: Record<'results', number>, truncated: ListReposOutput['truncated']): ListReposOutput => {
     const out: ListReposOutput = { repos: page.items.slice(0, s.results), totals: totals!, ...(truncated ? { truncated } : {}), ...pagingOutput(page) };
     if (coverageHint) out.hint = [out.hint, coverageHint].filter(Boolean).join(' ');

@@ -23,6 +23,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
+import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { derived, type Window } from './window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
@@ -61,6 +62,8 @@ export const SymbolSearchOutput = z.object({
   zoekt_query: z.string(),
   symbols: z.array(SymbolResult),
   stats: z.object({ symbols: z.number().int(), files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  /** Files in scope the indexer skipped (too large, too many trigrams): they have no symbols. First page only. */
+  not_indexed: NotIndexedInScope.optional(),
   ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
@@ -312,6 +315,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const query = buildSymbolQuery(args, pattern);
   const caseSensitive = args.case_sensitive ?? false;
   let ranked: Ranked[] = [];
+  // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
+  const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
     cursors: searcher.cursors,
@@ -347,6 +352,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     emptyHint: async (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note(), await unindexedLanguages(searcher, args)),
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
+  const notIndexed = await skipped;
   const stats = {
     symbols: ranked.length,
     files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
@@ -357,6 +363,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     zoekt_query: searcher.confine(query),
     symbols: page.items.slice(0, s.results).map((sym) => ({ ...sym, signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars) })),
     stats,
+    ...(notIndexed ? { not_indexed: notIndexed } : {}),
     ...(truncated ? { truncated } : {}),
     ...pagingOutput(page),
   });

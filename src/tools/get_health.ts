@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeLanguage, withoutSymbols } from '../search/coverage.js';
+import { describeReasons } from '../search/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
 import { describeRepo } from '../local/status.js';
@@ -92,6 +93,9 @@ export function renderHealth(out: Output): string {
       lines.push('symbols: coverage not read yet');
     }
     if (i.repos_without_symbols) lines.push(`${i.repos_without_symbols} repo(s) indexed without symbols`);
+    if (i.not_indexed) {
+      lines.push(`not indexed: ${i.not_indexed.complete ? '' : 'at least '}${i.not_indexed.files} file(s) in ${i.not_indexed.repos} repo(s) kept by name only (${describeReasons(i.not_indexed)}); list_repos names the repositories`);
+    }
     if (i.oldest_index_time) lines.push(`indexed between ${i.oldest_index_time} and ${i.newest_index_time}`);
   }
   const c = out.calls;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
 import type { LanguageCoverage } from '../search/coverage.js';
 import { ageText } from '../search/freshness.js';
+import { describeReasons } from '../search/skipped.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, text, toolInput } from './shared.js';
 
@@ -22,7 +23,8 @@ export function renderRepos(out: ListReposOutput): string {
   const lines = out.repos.flatMap((r) => {
     const branches = r.branches.map((b) => `${b.name}@${b.version.slice(0, 10)}`).join(', ');
     const head = `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}${r.index_age_s !== undefined ? ` (${ageText(r.index_age_s)} ago)` : ''}` : ''}${r.index_state ? `, ${r.index_state}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
-    return r.symbols ? [head, symbolsLine(r.symbols)] : [head];
+    const skipped = r.not_indexed ? [`  not indexed: ${r.not_indexed.files} file(s) kept by name only (${describeReasons(r.not_indexed)})`] : [];
+    return [head, ...(r.symbols ? [symbolsLine(r.symbols)] : []), ...skipped];
   });
   const t = out.totals;
   lines.push('', `${out.repos.length} repo(s) on this page; ${t.repos} repo(s), ${t.documents} files, ${t.shards} shard(s), ${t.index_bytes} index bytes in all`);

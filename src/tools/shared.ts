@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { OUTPUT_CHARS_BOUNDS } from '../config.js';
 import { truncatedLine, type Truncated } from '../search/budget.js';
+import { notIndexedLine, type NotIndexedInScope } from '../search/skipped.js';
 
 /**
  * A list of short strings. Its bounds guard the server and are checked here, not advertised:
@@ -59,14 +60,15 @@ export function toolInput<T extends z.ZodRawShape>(shape: T) {
 /** next_cursor of the previous page (how paging works is said once, in search_code's description). */
 export const cursorArg = text(2000).optional();
 
-/** The lines after a list: what the output budget cut, partial results, the next page, the hint. */
+/** The lines after a list: files not searched, what the output budget cut, partial results, the next page, the hint. */
 export function pagingFooter(out: {
+  not_indexed?: NotIndexedInScope | undefined;
   truncated?: Truncated | undefined;
   partial?: { reason: string; hint: string } | undefined;
   next_cursor?: string | undefined;
   hint?: string | undefined;
 }): string[] {
-  const lines: string[] = [...truncatedLine(out.truncated)];
+  const lines: string[] = [...(out.not_indexed ? [notIndexedLine(out.not_indexed)] : []), ...truncatedLine(out.truncated)];
   if (out.partial) lines.push(`partial: ${out.partial.reason}. ${out.partial.hint}`);
   if (out.next_cursor) lines.push(`more results: call again with cursor "${out.next_cursor}"`);
   if (out.hint) lines.push(`hint: ${out.hint}`);

@@ -14,6 +14,16 @@ function quotedFragment(message: string): string | undefined {
   return m?.[1];
 }
 
+/** The hint for a lookaround, `form` being what follows `(?`: `=`, `!`, `<=` or `<!`. */
+export function lookaroundHint(form: string): string {
+  const name = { '=': 'lookahead (?=…)', '!': 'negative lookahead (?!…)', '<=': 'lookbehind (?<=…)', '<!': 'negative lookbehind (?<!…)' }[form] ?? 'lookaround';
+  return (
+    `RE2 has no ${name}: it supports no lookaround at all ((?=…), (?!…), (?<=…), (?<!…)). Match the surrounding text directly ` +
+    `(e.g. 'foo\\(' instead of 'foo(?=\\()', '\\.then\\(' instead of '(?<=\\.)then\\('), or split it into two terms that must both appear ('foo bar'); ` +
+    `a negative form becomes a negated term: 'foo -bar'. ${LITERAL_TIP}`
+  );
+}
+
 interface Rule {
   test: RegExp;
   hint: (message: string, fragment: string | undefined) => string;
@@ -23,15 +33,7 @@ const RULES: Rule[] = [
   {
     // Go reports (?= and (?! as Perl syntax, and (?<= and (?<! as a bad named capture.
     test: /(?:invalid or unsupported Perl syntax|invalid named capture): `\(\?<?[=!]/,
-    hint: (m) => {
-      const form = /`\(\?(<?[=!])/.exec(m)?.[1] ?? '=';
-      const name = { '=': 'lookahead (?=…)', '!': 'negative lookahead (?!…)', '<=': 'lookbehind (?<=…)', '<!': 'negative lookbehind (?<!…)' }[form] ?? 'lookaround';
-      return (
-        `RE2 has no ${name}: it supports no lookaround at all ((?=…), (?!…), (?<=…), (?<!…)). Match the surrounding text directly ` +
-        `(e.g. 'foo\\(' instead of 'foo(?=\\()', '\\.then\\(' instead of '(?<=\\.)then\\('), or split it into two terms that must both appear ('foo bar'); ` +
-        `a negative form becomes a negated term: 'foo -bar'. ${LITERAL_TIP}`
-      );
-    },
+    hint: (m) => lookaroundHint(/`\(\?(<?[=!])/.exec(m)?.[1] ?? '='),
   },
   {
     test: /invalid or unsupported Perl syntax/,

@@ -10,6 +10,7 @@
  * outside quotes keeps both characters; a leading `-` is its own token.
  */
 import { ToolError } from '../errors.js';
+import { lookaroundHint } from './query-errors.js';
 
 export interface QueryToken {
   kind: 'open' | 'close' | 'negate' | 'term';
@@ -228,4 +229,58 @@ export function splitRegexHint(input: string): string | undefined {
     `The query was split at spaces into ${best.length} terms that must each match somewhere in the file: ${best.map((t) => `'${t.text}'`).join(', ')}. ` +
     `To match them as one regex, write the spaces as \\s+ ('${oneRegex}') or quote the whole regex, doubling its backslashes (${quoted}).`
   );
+}
+
+/** Where `(?` opens a group in the query text, escaped parentheses skipped. */
+function flagGroups(input: string): number[] {
+  const at: number[] = [];
+  for (let i = 0; i < input.length; i++) {
+    if (input[i] === '\\') i++;
+    else if (input.startsWith('(?', i)) at.push(i);
+  }
+  return at;
+}
+
+/** RE2 has no lookaround: say so before Zoekt's parser misreads a lookaround that holds a space. */
+export function checkNoLookaround(input: string): void {
+  for (const at of flagGroups(input)) {
+    const form = /^<?[=!]/.exec(input.slice(at + 2))?.[0];
+    if (form) throw new ToolError('QUERY_ERROR', `the query uses a lookaround '(?${form}…)', which RE2 does not have`, lookaroundHint(form), { retryable: false });
+  }
+}
+
+/**
+ * Zoekt does not honour the `i` flag of a regex (`(?i)foo` finds only `foo`): case is a setting
+ * of the whole query. A term that starts with flags holding `i` (`(?i)`, `(?is)`) loses the `i`
+ * here, and the caller searches case-insensitively; an `i` anywhere else cannot be honoured and
+ * is refused with the forms that work.
+ */
+export function liftCaseFlag(input: string): { rest: string; fold: boolean } {
+  const starts = new Set<number>();
+  for (const t of tokenize(input)) {
+    if (t.kind !== 'term') continue;
+    const lead = /^(?:[a-z]+:)?"?/.exec(input.slice(t.start, t.end))![0].length;
+    starts.add(t.start + lead);
+  }
+  let rest = '';
+  let from = 0;
+  let fold = false;
+  for (const at of flagGroups(input)) {
+    const flags = /^\(\?([a-zA-Z]*)(?:\)|:)/.exec(input.slice(at));
+    const on = flags?.[1]?.split('-')[0] ?? '';
+    if (!flags || !on.includes('i')) continue;
+    if (!starts.has(at) || flags[0].endsWith(':')) {
+      throw new ToolError(
+        'QUERY_ERROR',
+        "Zoekt does not honour the regex flag (?i) inside a term or a (?i:…) group: case is set for the whole query",
+        "Put (?i) at the start of the term ('(?i)createserver') or pass case_sensitive: 'no' (both search the whole query case-insensitively), or spell the cases out: '[cC]reate[sS]erver'.",
+        { retryable: false },
+      );
+    }
+    const kept = flags[1]!.replace('i', '');
+    rest += input.slice(from, at) + (kept && kept !== '-' ? `(?${kept})` : '');
+    from = at + flags[0].length;
+    fold = true;
+  }
+  return { rest: rest + input.slice(from), fold };
 }

@@ -128,10 +128,19 @@ describe('case sensitivity', () => {
     expect(out.zoekt_query).toBe('case:yes ( MAXRETRIES )');
   });
 
-  it('a zero-result case-sensitive search says so in its hint', async () => {
-    const out = await search({ query: 'MAXRETRIESX' });
-    expect(out.results).toEqual([]);
-    expect(out.hint).toMatch(/uppercase.*case_sensitive: 'no'/);
+  it('a zero-result case-sensitive search blames case only when a case-insensitive one finds files', async () => {
+    // `MaxRetriesEnv` is in no file in any case; 'MAXRETRIES is read' only in another case.
+    const exact = grepCorpus(/maxretries is read/i);
+    expect(grepCorpus('MAXRETRIES is read')).toEqual([]);
+    const byCase = await search({ query: 'MAXRETRIES is read', literal: true });
+    expect(byCase.results).toEqual([]);
+    expect(exact.length).toBeGreaterThan(0);
+    expect(byCase.hint).toMatch(new RegExp(`case-sensitive.*case_sensitive: 'no' finds ${new Set(exact.map((h) => h.path)).size} file`));
+    const nowhere = await search({ query: 'MaxRetriesEnv' });
+    expect(grepCorpus(/maxretriesenv/i)).toEqual([]);
+    expect(nowhere.results).toEqual([]);
+    expect(nowhere.hint).not.toMatch(/case_sensitive/);
+    expect(nowhere.hint).toMatch(/No indexed file matches, nor does one case-insensitively/);
   });
 });
 
