@@ -80,6 +80,8 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
   if (!args.literal) {
     const normalized = normalizeWhitespace(text);
     checkQueryBounds(normalized);
+    // Before the grouping check: a lookaround holding a space reads as unbalanced parentheses.
+    checkNoLookaround(normalized);
     const lifted = liftCase(normalized);
     if (lifted.mode !== undefined) {
       if (args.case_sensitive !== undefined && args.case_sensitive !== 'auto' && args.case_sensitive !== lifted.mode) {
@@ -92,7 +94,6 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
       text = lifted.rest;
       if (text === '') throw invalidArgument('the query has nothing to search besides case:', "Add a search term, e.g. 'case:yes Config'.");
     }
-    checkNoLookaround(text);
     const flag = liftCaseFlag(text);
     if (flag.fold) {
       if (mode === 'yes') {

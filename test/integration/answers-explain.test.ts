@@ -1,0 +1,261 @@
+/**
+ * Answers that never mislead, on files made to produce each case, indexed apart from the fixtures
+ * the way this project indexes (zoekt-config/index): a minified bundle, an SVG of long lines, a
+ * WebAssembly module (it starts with a NUL byte, so Zoekt indexes it as text), a lockfile past
+ * the trigram limit, a file past the size limit, a binary Zoekt skips; one repository indexed as
+ * HEAD (zoekt-git-index's default) and one as main. Expected answers come from the files written.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeSearchOutput } from '../../src/search/code.js';
+import type { GetFileOutput } from '../../src/search/file.js';
+import type { HealthOutput } from '../../src/search/health.js';
+import type { ListReposOutput } from '../../src/search/repos.js';
+import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
+import { git, REPO_PREFIX, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
+
+const EDGE = `${REPO_PREFIX}edge`;
+const MAIN = `${REPO_PREFIX}mainrepo`;
+
+/** A fixed pseudo-random sequence: the same files on every machine. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const next = random(23);
+const integrity = () => Array.from({ length: 86 }, () => B64[Math.floor(next() * 64)]).join('');
+
+/** A pnpm lockfile of random integrity hashes: about 180,000 distinct trigrams, well past 50,000. */
+const LOCKFILE = `lockfileVersion: '9.0'\n\npackages:\n${Array.from({ length: 2000 }, (_, i) => `  /pkg-${i}@1.0.${i}:\n    resolution: {integrity: sha512-${integrity()}==}\n`).join('')}`;
+/** One line of 48,000 characters with a call in the middle. */
+const MINIFIED = `${'var a=1;'.repeat(3000)}createServer(opts)${';var b=2'.repeat(3000)}\n`;
+const SVG_LINE = (n: number) => `<path id="p${n}" d="${Array.from({ length: 2000 }, (_, i) => `L${i} ${n}`).join(' ')}"/>`;
+const SVG = `${[1, 2, 3, 4, 5].map(SVG_LINE).join('\n')}\n`;
+const WASM = Buffer.concat([Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]), Buffer.from(' needle_in_binary \x00\x01\x02 more bytes\n')]);
+const SERVER_TS = 'export function createServer(opts: object) {\n  return opts;\n}\n\nexport const server = createServer({});\n';
+const MAIN_GO = 'package main\n\nfunc createServer() {}\n\nfunc main() { createServer() }\n';
+
+let work: string;
+let zoekt: RunningZoekt;
+let mcp: Connected;
+
+function write(root: string, path: string, content: string | Buffer): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), content);
+}
+
+function repo(name: string, files: Record<string, string | Buffer>): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'zoekt.name', `${REPO_PREFIX}${name}`);
+  for (const [path, content] of Object.entries(files)) write(dir, path, content);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', name);
+  return dir;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-explain-'));
+  const edge = repo('edge', {
+    'src/server.ts': SERVER_TS,
+    'dist/app.min.js': MINIFIED,
+    'assets/logo.svg': SVG,
+    'pkg/module.wasm': WASM,
+    'pnpm-lock.yaml': LOCKFILE,
+    'logs/big.log': 'a log line that repeats itself\n'.repeat(150_000),
+    'img/data.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x03]),
+  });
+  const main = repo('mainrepo', { 'main.go': MAIN_GO });
+  const index = join(work, 'index');
+  mkdirSync(index);
+  // zoekt-git-index's default branch list is HEAD: the branch is then called HEAD in the index.
+  runIndexer('git', ['-index', index, edge]);
+  runIndexer('git', ['-branches', 'main', '-index', index, main]);
+  zoekt = await startWebserver({ indexDir: index, expectRepos: 2 });
+  mcp = await connectStdio({ ZOEKT_URL: zoekt.url });
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await zoekt?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+const search = async (args: Record<string, unknown>) => ok<CodeSearchOutput>(await call(mcp.client, 'search_code', args));
+const files = (out: CodeSearchOutput) => out.results.map((r) => `${r.repo}/${r.path}`).sort();
+
+describe('inline regex flags', () => {
+  it('(?i) at the start of a term searches case-insensitively, as rg -i would', async () => {
+    // createServer( in any case: the three text files that call or define it.
+    const expected = [`${EDGE}/dist/app.min.js`, `${EDGE}/src/server.ts`, `${MAIN}/main.go`];
+    for (const query of ['(?i)createserver\\(', '(?i)CREATESERVER\\(', '(?is)createserver\\(']) {
+      const out = await search({ query });
+      expect(files(out), query).toEqual(expected);
+      expect(out.zoekt_query, query).toMatch(/^case:no /);
+    }
+    // Zoekt alone finds nothing for these (it ignores the flag); without (?i), case auto finds them too.
+    expect(files(await search({ query: 'createserver\\(' }))).toEqual(expected);
+  });
+
+  it('refuses (?i) where Zoekt cannot honour it, with the forms that work', async () => {
+    for (const query of ['create(?i)server', '(?i:createserver)']) {
+      const err = failed(await call(mcp.client, 'search_code', { query }));
+      expect(err.code, query).toBe('QUERY_ERROR');
+      expect(err.hint, query).toMatch(/start of the term.*case_sensitive: 'no'/);
+    }
+    const both = failed(await call(mcp.client, 'search_code', { query: '(?i)createserver', case_sensitive: 'yes' }));
+    expect(both.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('(?s) and (?m) reach Zoekt as they are', async () => {
+    const dotAll = await search({ query: 'case:yes (?s)createServer.{0,20}return' });
+    expect(files(dotAll)).toEqual([`${EDGE}/src/server.ts`]);
+    const multi = await search({ query: '(?m)^export const server' });
+    expect(files(multi)).toEqual([`${EDGE}/src/server.ts`]);
+  });
+});
+
+describe('lookaround', () => {
+  it.each([
+    ['createServer(?= \\()', /RE2 has no lookahead/],
+    ['(?<! export )createServer', /RE2 has no negative lookbehind/],
+    ['createServer(?!x)', /RE2 has no negative lookahead/],
+  ])('%s gets the lookaround hint, not a quantifier or parenthesis one', async (query, hint) => {
+    const err = failed(await call(mcp.client, 'search_code', { query }));
+    expect(err.code).toBe('QUERY_ERROR');
+    expect(err.hint).toMatch(hint);
+    expect(err.hint).not.toMatch(/quantifier|Unbalanced/);
+  });
+});
+
+describe('branches', () => {
+  it("a branch named in a repository indexed as HEAD reads HEAD and says so", async () => {
+    const out = await search({ query: 'createServer', branch: 'main', repos: [EDGE] });
+    expect(files(out)).toEqual([`${EDGE}/dist/app.min.js`, `${EDGE}/src/server.ts`]);
+    expect(out.hint).toMatch(/no repository in scope has a branch 'main'.*indexed as 'HEAD'.*searched instead/i);
+    const file = ok<GetFileOutput>(await call(mcp.client, 'get_file', { repo: EDGE, path: 'src/server.ts', branch: 'main' }));
+    expect(file.content).toBe(SERVER_TS);
+    expect(file.hint).toMatch(/indexed as 'HEAD'/);
+  });
+
+  it('over repositories indexed both ways, the answer names those the branch left out', async () => {
+    const out = await search({ query: 'createServer', branch: 'main' });
+    expect(files(out)).toEqual([`${MAIN}/main.go`]);
+    expect(out.hint).toMatch(new RegExp(`1 repository is indexed only as 'HEAD' \\(${EDGE}\\).*branch 'HEAD'`));
+  });
+
+  it('a branch no repository has: the hint names the indexed branches', async () => {
+    const out = await search({ query: 'createServer', branch: 'release' });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/filters branch "release" \(indexed branches: HEAD, main\) exclude every match: without them the query finds 3 file/);
+  });
+});
+
+describe('long lines and binary content', () => {
+  it('a minified line is cut around its match, with markers', async () => {
+    const out = await search({ query: 'createServer\\(opts\\)', repos: [EDGE], paths: ['dist/'] });
+    const m = out.results[0]!.matches[0]!;
+    expect(m.column).toBe(MINIFIED.indexOf('createServer(opts)') + 1);
+    expect(m.text.length).toBeLessThanOrEqual(402);
+    expect(m.text).toContain('createServer(opts)');
+    expect(m.text.startsWith('…') && m.text.endsWith('…')).toBe(true);
+  });
+
+  it('a file that starts with a NUL byte is named as binary, never shown', async () => {
+    const result = await call(mcp.client, 'search_code', { query: 'needle_in_binary' });
+    const out = ok<CodeSearchOutput>(result);
+    expect(out.results.map((r) => [r.path, r.binary, r.matches.length, r.omitted_matches])).toEqual([['pkg/module.wasm', true, 0, 1]]);
+    expect(textOf(result)).toMatch(/binary content: 1 matching line\(s\) not shown/);
+    expect(JSON.stringify(result)).not.toMatch(/\\u0000/);
+    const file = ok<GetFileOutput>(await call(mcp.client, 'get_file', { repo: EDGE, path: 'pkg/module.wasm' }));
+    expect(file).toMatchObject({ binary: true, content: '' });
+  });
+
+  it('get_file of an SVG of long lines stays in budget, and reading on reaches every byte', async () => {
+    const first = await call(mcp.client, 'get_file', { repo: EDGE, path: 'assets/logo.svg' });
+    expect(textOf(first).length).toBeLessThanOrEqual(24_000);
+    const out = ok<GetFileOutput>(first);
+    expect(out.budget?.cut.map((c) => c.setting)).toEqual(['lines']);
+    expect(textOf(first)).toMatch(/^truncated: /m);
+    let content = out.content;
+    let at = out.end_line;
+    for (let guard = 0; at < out.total_lines && guard < 10; guard++) {
+      const page = ok<GetFileOutput>(await call(mcp.client, 'get_file', { repo: EDGE, path: 'assets/logo.svg', start_line: at + 1 }));
+      content += page.content;
+      at = page.end_line;
+    }
+    expect(content).toBe(SVG);
+    // Under the smallest bound, one line cut short with a marker that says how much is left out.
+    const tight = await call(mcp.client, 'get_file', { repo: EDGE, path: 'assets/logo.svg', max_output_chars: 2000 });
+    expect(textOf(tight).length).toBeLessThanOrEqual(2000);
+    const cut = ok<GetFileOutput>(tight);
+    expect(cut.end_line).toBe(1);
+    const [line1] = SVG.split('\n');
+    expect(cut.content).toMatch(new RegExp(`\\[… ${line1!.length - (cut.budget!.cut.find((c) => c.setting === 'line_chars')!.to)} more characters\\]\\n$`));
+    expect(cut.hint).toMatch(/larger max_output_chars/);
+  });
+});
+
+describe('files the indexer skipped', () => {
+  it('an empty answer names the skipped files in scope instead of blaming case', async () => {
+    const result = await call(mcp.client, 'search_code', { query: 'lockfileVersion' });
+    const out = ok<CodeSearchOutput>(result);
+    expect(out.results).toEqual([]);
+    expect(out.hint).not.toMatch(/case_sensitive: 'no' finds/);
+    expect(out.not_indexed?.files).toBe(2);
+    expect(out.not_indexed?.examples.map((e) => [e.path, e.reason]).sort()).toEqual([
+      ['logs/big.log', 'too_large'],
+      ['pnpm-lock.yaml', 'too_many_trigrams'],
+    ]);
+    expect(textOf(result)).toMatch(/not indexed: 2 file\(s\) in scope .*pnpm-lock\.yaml \(too many trigrams\)/);
+    // Out of scope, not named.
+    const elsewhere = await search({ query: 'lockfileVersion', paths: ['src/'] });
+    expect(elsewhere.not_indexed).toBeUndefined();
+  });
+
+  it('list_repos and get_health count them per repository and reason', async () => {
+    const listed = ok<ListReposOutput>(await call(mcp.client, 'list_repos', {}));
+    const edge = listed.repos.find((r) => r.name === EDGE)!;
+    expect(edge.not_indexed).toEqual({ files: 3, reasons: { binary: 1, too_large: 1, too_many_trigrams: 1 } });
+    expect(listed.repos.find((r) => r.name === MAIN)!.not_indexed).toBeUndefined();
+    const health = ok<HealthOutput>(await call(mcp.client, 'get_health', {}));
+    expect(health.index?.not_indexed).toEqual({ files: 3, reasons: { binary: 1, too_large: 1, too_many_trigrams: 1 }, repos: 1, complete: true });
+  });
+});
+
+describe('zero-result hints name a cause only when the index confirms it', () => {
+  it('case', async () => {
+    const out = await search({ query: 'CREATESERVER' });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/case_sensitive: 'no' finds 3 file/);
+  });
+
+  it('regex syntax', async () => {
+    // As a regex, `({})` is a group matching "{}": the text createServer({}) is not matched.
+    const out = await search({ query: 'createServer({})' });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/bare terms are RE2 regexes.*literal: true finds 1 file/);
+    expect(out.hint).not.toMatch(/case_sensitive: 'no' finds/);
+  });
+
+  it('filters', async () => {
+    const out = await search({ query: 'createServer', languages: ['python'] });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/filters languages \["python"\] exclude every match: without them the query finds 3 file/);
+  });
+
+  it('nothing to blame', async () => {
+    const out = await search({ query: 'Zzq_Nowhere' });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/No indexed file matches, nor does one case-insensitively/);
+    expect(out.hint).not.toMatch(/case_sensitive: 'no' finds/);
+  });
+});

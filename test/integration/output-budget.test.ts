@@ -1,0 +1,443 @@
+/**
+ * The output budget (README "Output budget"), through the built CLI over stdio against real
+ * Zoekts: Go's own source tree (test/support/goroot.ts) and the fixture index.
+ *
+ * For every tool: an answer that would pass max_output_chars comes back within it (text ≤ the
+ * bound, structuredContent ≤ twice it) and says what it cut; walking every page under a small
+ * bound (2,000) or the default one reaches exactly the results a walk under 1,000,000 reaches,
+ * each once, and (where practical) exactly what the files on disk say; and every cut page turns
+ * its settings down in the documented order, each to its floor before the next is touched.
+ * Expected answers come from the files (test/support/truth.ts), never from Zoekt or the adapter.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
+import { filesMatching, fileLines, GO_FILES, goFuncDefinitions, linesMatching, scanCorpus, type Corpus } from '../support/truth.js';
+
+/** The smallest bound a call may ask for, the server's default, and the largest. */
+const SMALL = 2_000;
+const DEFAULT = 24_000;
+const HUGE = 1_000_000;
+
+/** Walks of a few hundred pages on two cores shared with other test files. Nothing asserts a time. */
+const WALK_TIMEOUT_MS = 120_000;
+/** No walk here comes near this many pages; reaching it fails the test. */
+const MAX_PAGES = 600;
+
+type Rec = Record<string, unknown>;
+interface Cut {
+  setting: string;
+  from: number;
+  to: number;
+}
+interface Truncation {
+  reason: string;
+  max_output_chars: number;
+  cut: Cut[];
+}
+type Page = Rec & { next_cursor?: string; truncated?: Truncation | boolean; budget?: Truncation; hint?: string };
+
+/**
+ * A setting a tool's page can be cut by, in the documented order: its floor on this page, and its
+ * value before any cut (what was asked, or what the page shows when that setting was not cut).
+ */
+interface Dial {
+  name: string;
+  floor: (page: Page) => number;
+  start: (page: Page) => number;
+}
+
+const list = (page: Page, key: string) => page[key] as Rec[];
+
+const DIALS: Record<string, (args: Rec) => Dial[]> = {
+  search_code: (args) => [
+    { name: 'context_lines', floor: () => 0, start: () => (args.context_lines as number | undefined) ?? 1 },
+    { name: 'matches_per_file', floor: () => 1, start: () => (args.max_matches_per_file as number | undefined) ?? 5 },
+    { name: 'results', floor: () => 1, start: (p) => list(p, 'results').length },
+    { name: 'line_chars', floor: () => 80, start: () => 400 },
+  ],
+  find_references: (args) => [
+    { name: 'context_lines', floor: () => 0, start: () => (args.context_lines as number | undefined) ?? 0 },
+    // With definitions on the page, usages go first, down to none.
+    { name: 'results', floor: (p) => (list(p, 'definitions').length ? 0 : 1), start: (p) => list(p, 'usages').length },
+    { name: 'definitions', floor: (p) => (list(p, 'definitions').length ? 1 : 0), start: (p) => list(p, 'definitions').length },
+    { name: 'line_chars', floor: () => 80, start: () => 400 },
+  ],
+  search_symbols: () => [
+    { name: 'results', floor: () => 1, start: (p) => list(p, 'symbols').length },
+    { name: 'line_chars', floor: () => 80, start: () => 400 },
+  ],
+  search_files: () => [{ name: 'results', floor: () => 1, start: (p) => list(p, 'files').length }],
+  list_repos: () => [{ name: 'results', floor: () => 1, start: (p) => list(p, 'repos').length }],
+  get_file: () => [
+    { name: 'lines', floor: () => 1, start: (p) => (p.end_line as number) - (p.start_line as number) + 1 },
+    { name: 'line_chars', floor: () => 80, start: () => Number.POSITIVE_INFINITY },
+  ],
+  get_health: () => [{ name: 'list_items', floor: () => 1, start: () => Number.POSITIVE_INFINITY }],
+};
+
+/** What the budget cut: `budget` in get_file (whose `truncated` says more lines follow), `truncated` elsewhere. */
+function cutOf(tool: string, page: Page): Truncation | undefined {
+  const t = tool === 'get_file' ? page.budget : page.truncated;
+  return typeof t === 'object' ? t : undefined;
+}
+
+/**
+ * The contract of one page under `max`: the text within the bound, structuredContent within twice
+ * it; a cut page says so in both (a `truncated:` line, and what it cut from what to what), and its
+ * settings were turned down in the documented order, each earlier one to its floor first.
+ */
+function checkPage(tool: string, args: Rec, max: number, page: Page, text: string, label: string): Truncation | undefined {
+  expect(text.length, `${label}: text length`).toBeLessThanOrEqual(max);
+  expect(JSON.stringify(page).length, `${label}: structuredContent length`).toBeLessThanOrEqual(2 * max);
+  const t = cutOf(tool, page);
+  const truncatedLines = text.split('\n').filter((l) => l.startsWith('truncated:'));
+  expect(truncatedLines, `${label}: a truncated: line exactly when the page was cut`).toHaveLength(t ? 1 : 0);
+  if (!t) return undefined;
+  expect(t.max_output_chars, label).toBe(max);
+  expect(t.reason, label).toMatch(/max_output_chars/);
+  expect(t.cut.length, `${label}: says what it cut`).toBeGreaterThan(0);
+  for (const c of t.cut) expect(truncatedLines[0], label).toContain(`${c.setting.replace(/_/g, ' ')} ${c.from} → ${c.to}`);
+
+  const dials = DIALS[tool]!(args);
+  const names = dials.map((d) => d.name);
+  const order = t.cut.map((c) => names.indexOf(c.setting));
+  expect(order.every((i) => i >= 0), `${label}: only documented settings are cut: ${JSON.stringify(t.cut)}`).toBe(true);
+  expect(order, `${label}: cut in the documented order, each once: ${JSON.stringify(t.cut)}`).toEqual([...new Set(order)].sort((a, b) => a - b));
+  for (const c of t.cut) {
+    const dial = dials[names.indexOf(c.setting)]!;
+    expect(c.to, `${label}: ${c.setting} turned down`).toBeLessThan(c.from);
+    expect(c.to, `${label}: ${c.setting} not below its floor`).toBeGreaterThanOrEqual(dial.floor(page));
+  }
+  // Every setting before the last one cut is at its floor.
+  const last = Math.max(...order);
+  for (const d of dials.slice(0, last)) {
+    const now = t.cut.find((c) => c.setting === d.name)?.to ?? d.start(page);
+    expect(now, `${label}: ${d.name} at its floor (${d.floor(page)}) before ${names[last]} is cut: ${JSON.stringify(t.cut)}`).toBe(d.floor(page));
+  }
+  return t;
+}
+
+interface Walk {
+  pages: Page[];
+  texts: string[];
+  /** The pages the budget cut. */
+  cut: Truncation[];
+}
+
+/** Follows next_cursor to the end under `max` (undefined: the server's default), checking every page. */
+async function walk(client: Connected['client'], tool: string, args: Rec, max: number | undefined): Promise<Walk> {
+  const pages: Page[] = [];
+  const texts: string[] = [];
+  const cut: Truncation[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    if (pages.length >= MAX_PAGES) throw new Error(`${tool} walk did not end within ${MAX_PAGES} pages`);
+    const result = await call(client, tool, { ...args, ...(max === undefined ? {} : { max_output_chars: max }), ...(cursor ? { cursor } : {}) });
+    const text = textOf(result);
+    const page = ok<Page>(result);
+    const t = checkPage(tool, args, max ?? DEFAULT, page, text, `${tool} page ${pages.length + 1}`);
+    if (t) cut.push(t);
+    pages.push(page);
+    texts.push(text);
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return { pages, texts, cut };
+}
+
+const items = (w: Walk, key: string) => w.pages.flatMap((p) => list(p, key));
+const str = (v: unknown) => (v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v as string | number));
+const keyOf =
+  (...fields: string[]) =>
+  (r: Rec) =>
+    fields.map((f) => str(r[f])).join('\u0000');
+const site = (r: Rec) => `${r.path as string}:${r.line as number}`;
+
+/** Each key once, and the same keys in the same order as the reference walk. */
+function expectSameOnce(got: string[], reference: string[], what: string): void {
+  expect(new Set(got).size, `${what}: each once`).toBe(got.length);
+  expect(new Set(reference).size, `${what}: each once (reference)`).toBe(reference.length);
+  expect(got, what).toEqual(reference);
+}
+
+let srcRoot: string;
+let goRepo: string;
+let corpus: Corpus;
+let go: Connected;
+let fixtures: Connected;
+
+beforeAll(async () => {
+  srcRoot = inject('goSrcRoot');
+  goRepo = inject('goRepo');
+  corpus = scanCorpus(srcRoot);
+  [go, fixtures] = await Promise.all([
+    connectStdio({ ZOEKT_URL: inject('goZoektUrl'), ZOEKT_MCP_TIMEOUT_MS: '60000' }),
+    connectStdio({ ZOEKT_URL: inject('zoektUrl') }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([go?.close(), fixtures?.close()]);
+});
+
+describe('search_code', { timeout: WALK_TIMEOUT_MS }, () => {
+  const fileKey = keyOf('repo', 'path', 'branches', 'version');
+
+  it('under 2,000 characters: every page within the bound and cut in order; the walk reaches every file once, as under 1,000,000 and as the files have it', async () => {
+    const args = { query: 'sync.Once', literal: true, limit: 10 };
+    const expected = filesMatching(srcRoot, corpus.indexed, /sync\.Once/, undefined, 'sync.Once');
+    expect(expected.size).toBeGreaterThan(100);
+    const huge = await walk(go.client, 'search_code', args, HUGE);
+    const small = await walk(go.client, 'search_code', args, SMALL);
+    // The full first page would pass the bound; cut, it fits and says what it cut.
+    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(huge.cut).toHaveLength(0);
+    expect(cutOf('search_code', small.pages[0]!)).toBeDefined();
+    expect(small.pages.length).toBeGreaterThan(huge.pages.length);
+    // Cuts reach past context lines and matched lines: results are cut, and the cursor goes on.
+    expect(small.cut.some((t) => t.cut.some((c) => c.setting === 'results'))).toBe(true);
+    for (const p of small.pages.slice(0, -1)) expect(p.next_cursor).toBeDefined();
+
+    const got = items(small, 'results');
+    const all = items(huge, 'results');
+    expectSameOnce(got.map(fileKey), all.map(fileKey), 'search_code files under 2,000 vs 1,000,000');
+    expect(new Set(got.map((r) => r.path as string))).toEqual(expected);
+    for (const r of got) expect(r.repo).toBe(goRepo);
+    // A cut file shows the first of the lines the full page shows, and counts the rest.
+    const full = new Map(all.map((r) => [fileKey(r), r]));
+    for (const r of got) {
+      const whole = full.get(fileKey(r))!;
+      const lines = (r.matches as Rec[]).map((m) => m.line);
+      const wholeLines = (whole.matches as Rec[]).map((m) => m.line);
+      expect(lines.length, site(r)).toBeGreaterThan(0);
+      expect(wholeLines.slice(0, lines.length), r.path as string).toEqual(lines);
+      expect(lines.length + (r.omitted_matches as number), r.path as string).toBe(wholeLines.length + (whole.omitted_matches as number));
+    }
+  });
+
+  it('under the default bound, a broad query with wide pages: every page within 24,000 characters, and the walk reaches every file once', async () => {
+    const args = { query: 'bytes.Equal', literal: true, limit: 50, context_lines: 3, max_matches_per_file: 10 };
+    const expected = filesMatching(srcRoot, corpus.indexed, /bytes\.Equal/, undefined, 'bytes.Equal');
+    expect(expected.size).toBeGreaterThan(200);
+    const huge = await walk(go.client, 'search_code', args, HUGE);
+    const byDefault = await walk(go.client, 'search_code', args, undefined);
+    expect(huge.texts[0]!.length).toBeGreaterThan(DEFAULT);
+    expect(byDefault.cut.length).toBeGreaterThan(0);
+    const got = items(byDefault, 'results').map(fileKey);
+    expectSameOnce(got, items(huge, 'results').map(fileKey), 'search_code files under the default vs 1,000,000');
+    expect(new Set(items(byDefault, 'results').map((r) => r.path as string))).toEqual(expected);
+  });
+});
+
+describe('search_symbols', { timeout: WALK_TIMEOUT_MS }, () => {
+  it('under 2,000 characters: every symbol once, as under 1,000,000 and as the files have it', async () => {
+    const args = { name: 'Parse*', case_sensitive: true, kinds: ['function', 'method'], languages: ['go'], include_vendored: true, limit: 100 };
+    const huge = await walk(go.client, 'search_symbols', args, HUGE);
+    const small = await walk(go.client, 'search_symbols', args, SMALL);
+    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(cutOf('search_symbols', small.pages[0]!)).toBeDefined();
+    const symbolKey = keyOf('repo', 'path', 'line', 'column', 'name');
+    const got = items(small, 'symbols');
+    expectSameOnce(got.map(symbolKey), items(huge, 'symbols').map(symbolKey), 'search_symbols under 2,000 vs 1,000,000');
+    // Methods of interfaces are methods too; the rest are the func declarations in the files.
+    const expected = linesMatching(srcRoot, corpus.indexed, /^func (\([^)]*\) )?Parse\w*[[(]/, GO_FILES, 'Parse').map(site);
+    expect(expected.length).toBeGreaterThan(100);
+    expect(got.filter((s) => s.parent_kind !== 'Interface').map(site).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('search_files', { timeout: WALK_TIMEOUT_MS }, () => {
+  it('under 2,000 characters: every path once, as under 1,000,000 and as the tree has it', async () => {
+    const args = { pattern: '^(net|crypto)/.*_test\\.go$', regex: true, limit: 200 };
+    const expected = corpus.all.filter((p) => /^(net|crypto)\/.*_test\.go$/.test(p));
+    expect(expected.length).toBeGreaterThan(200);
+    const huge = await walk(go.client, 'search_files', args, HUGE);
+    const small = await walk(go.client, 'search_files', args, SMALL);
+    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(cutOf('search_files', small.pages[0]!)).toBeDefined();
+    const fileKey = keyOf('repo', 'path', 'branches');
+    const got = items(small, 'files');
+    expectSameOnce(got.map(fileKey), items(huge, 'files').map(fileKey), 'search_files under 2,000 vs 1,000,000');
+    expect(got.map((f) => f.path as string).sort()).toEqual(expected);
+  });
+});
+
+describe('find_references', { timeout: WALK_TIMEOUT_MS }, () => {
+  const defKey = keyOf('repo', 'path', 'line');
+  const useKey = keyOf('repo', 'path', 'line');
+
+  /** Lines where the name stands as a whole identifier (the adapter's documented rule), less the definition lines. */
+  function expectedUsages(name: string, definitions: Rec[], goOnly: boolean): string[] {
+    const sites = new Set(definitions.map(site));
+    const whole = new RegExp(`(?<![\\p{L}\\p{N}_$])${name}(?![\\p{L}\\p{N}_$])`, 'u');
+    return linesMatching(srcRoot, corpus.indexed, whole, goOnly ? GO_FILES : undefined, name)
+      .map(site)
+      .filter((s) => !sites.has(s));
+  }
+
+  it('under 2,000 characters: 60+ definitions cut across pages arrive once each, then every usage line once, as under 1,000,000 and as the files have it', async () => {
+    const args = { symbol: 'Unwrap' };
+    const huge = await walk(go.client, 'find_references', args, HUGE);
+    const small = await walk(go.client, 'find_references', args, SMALL);
+    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    const hugeDefs = items(huge, 'definitions');
+    const smallDefs = items(small, 'definitions');
+    // Under 1,000,000 they all come on the first page; under 2,000 on several.
+    expect(list(huge.pages[0]!, 'definitions')).toHaveLength(hugeDefs.length);
+    const pagesWithDefinitions = small.pages.filter((p) => list(p, 'definitions').length > 0);
+    expect(pagesWithDefinitions.length).toBeGreaterThan(2);
+    expect(small.cut.some((t) => t.cut.some((c) => c.setting === 'definitions'))).toBe(true);
+    // A page cut inside the definitions shows no usages, and goes on with them.
+    for (const p of small.pages) {
+      const t = cutOf('find_references', p);
+      if (t?.cut.some((c) => c.setting === 'definitions')) {
+        expect(list(p, 'usages')).toHaveLength(0);
+        expect(p.next_cursor).toBeDefined();
+      }
+    }
+    expectSameOnce(smallDefs.map(defKey), hugeDefs.map(defKey), 'find_references definitions under 2,000 vs 1,000,000');
+    expect(hugeDefs.length).toBe((huge.pages[0]!.stats as Rec).definition_count);
+    // Every func and method declaration in the files is among them; the others are methods of interfaces.
+    const funcs = goFuncDefinitions(srcRoot, corpus.indexed, 'Unwrap').map(site);
+    expect(funcs.length).toBeGreaterThan(60);
+    const defSites = smallDefs.map(site);
+    for (const f of funcs) expect(defSites, f).toContain(f);
+    for (const d of smallDefs.filter((d) => !funcs.includes(site(d)))) expect(d.text, site(d)).toMatch(/^\s*Unwrap\(/);
+
+    expectSameOnce(items(small, 'usages').map(useKey), items(huge, 'usages').map(useKey), 'find_references usages under 2,000 vs 1,000,000');
+    const goOnly = /Go language family/.test(String(huge.pages[0]!.scope));
+    const expected = expectedUsages('Unwrap', hugeDefs, goOnly);
+    expect(expected.length).toBeGreaterThan(50);
+    expect(items(small, 'usages').map(site).sort()).toEqual(expected.sort());
+  });
+
+  it('under the default bound, wide pages with context: every definition and usage line once, as under 1,000,000 and as the files have it', async () => {
+    const args = { symbol: 'Seek', limit: 200, context_lines: 2 };
+    const huge = await walk(go.client, 'find_references', args, HUGE);
+    const byDefault = await walk(go.client, 'find_references', args, undefined);
+    expect(huge.texts[0]!.length).toBeGreaterThan(DEFAULT);
+    expect(byDefault.cut.length).toBeGreaterThan(0);
+    expectSameOnce(items(byDefault, 'definitions').map(defKey), items(huge, 'definitions').map(defKey), 'definitions under the default vs 1,000,000');
+    expectSameOnce(items(byDefault, 'usages').map(useKey), items(huge, 'usages').map(useKey), 'usages under the default vs 1,000,000');
+    const goOnly = /Go language family/.test(String(huge.pages[0]!.scope));
+    const expected = expectedUsages('Seek', items(huge, 'definitions'), goOnly);
+    expect(expected.length).toBeGreaterThan(200);
+    expect(items(byDefault, 'usages').map(site).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('list_repos', () => {
+  it('under 2,000 characters: the 9 fixture repositories, each once, as under 1,000,000', async () => {
+    const args = { limit: 500 };
+    const huge = await walk(fixtures.client, 'list_repos', args, HUGE);
+    const small = await walk(fixtures.client, 'list_repos', args, SMALL);
+    expect(huge.pages).toHaveLength(1);
+    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(cutOf('list_repos', small.pages[0]!)).toBeDefined();
+    expect(small.pages.length).toBeGreaterThan(1);
+    const names = items(small, 'repos').map((r) => r.name as string);
+    expectSameOnce(names, items(huge, 'repos').map((r) => r.name as string), 'list_repos under 2,000 vs 1,000,000');
+    expect(names).toEqual([...inject('repos')].sort());
+    expect(names).toHaveLength(9);
+  });
+});
+
+describe('get_file', { timeout: WALK_TIMEOUT_MS }, () => {
+  /** Reads the file page by page, from start_line = end_line + 1 while `truncated` says more lines follow. */
+  async function read(path: string, max: number | undefined, extra: Rec = {}): Promise<Walk & { content: string }> {
+    const pages: Page[] = [];
+    const texts: string[] = [];
+    const cut: Truncation[] = [];
+    let start = 1;
+    for (;;) {
+      if (pages.length >= MAX_PAGES) throw new Error(`reading ${path} did not end within ${MAX_PAGES} pages`);
+      const args = { repo: goRepo, path, start_line: start, ...extra };
+      const result = await call(go.client, 'get_file', { ...args, ...(max === undefined ? {} : { max_output_chars: max }) });
+      const text = textOf(result);
+      const page = ok<Page>(result);
+      const t = checkPage('get_file', args, max ?? DEFAULT, page, text, `get_file ${path} from line ${start}`);
+      if (t) cut.push(t);
+      expect(page.start_line).toBe(start);
+      expect(page.end_line as number).toBeGreaterThanOrEqual(start);
+      pages.push(page);
+      texts.push(text);
+      if (!page.truncated) break;
+      start = (page.end_line as number) + 1;
+    }
+    return { pages, texts, cut, content: pages.map((p) => p.content as string).join('') };
+  }
+
+  it('a file of 8,000 lines read page by page, under 2,000 characters, the default and 1,000,000, is the file on disk byte for byte', async () => {
+    const path = 'runtime/proc.go';
+    const lines = fileLines(srcRoot, path);
+    expect(lines.length).toBeGreaterThan(5000);
+    // No line is long enough for the line length to be cut, even under 2,000.
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(400);
+    const disk = readFileSync(join(srcRoot, path));
+    for (const [max, extra] of [
+      [HUGE, {}],
+      [undefined, {}],
+      [SMALL, {}],
+    ] as const) {
+      const got = await read(path, max, extra);
+      expect(Buffer.from(got.content, 'utf8').equals(disk), `${path} under ${max ?? 'the default'}`).toBe(true);
+      expect(got.pages.at(-1)!.end_line).toBe(lines.length);
+      if (max === SMALL) {
+        expect(got.cut.length).toBe(got.pages.length);
+        for (const t of got.cut) expect(t.cut.map((c) => c.setting)).toEqual(['lines']);
+      }
+      if (max === HUGE) expect(got.cut).toHaveLength(0);
+    }
+  });
+
+  it('asked for 2,000 lines: the page would pass the default bound, and is cut to fit it', async () => {
+    const path = 'runtime/proc.go';
+    const whole = await call(go.client, 'get_file', { repo: goRepo, path, start_line: 1, end_line: 2000, max_output_chars: HUGE });
+    expect(textOf(whole).length).toBeGreaterThan(DEFAULT);
+    expect(ok<Page>(whole).end_line).toBe(2000);
+    const result = await call(go.client, 'get_file', { repo: goRepo, path, start_line: 1, end_line: 2000 });
+    const page = ok<Page>(result);
+    const t = checkPage('get_file', {}, DEFAULT, page, textOf(result), 'get_file 1-2000');
+    expect(t?.cut).toEqual([{ setting: 'lines', from: 2000, to: page.end_line }]);
+    expect(page.truncated).toBe(true);
+    expect(page.content).toBe(fileLines(srcRoot, path).slice(0, page.end_line as number).map((l) => `${l}\n`).join(''));
+  });
+
+  it('a line longer than the bound: lines go to one first, then the line is shortened', async () => {
+    // crypto/x509/x509_test.go has a line of several thousand characters.
+    const path = 'crypto/x509/x509_test.go';
+    const lines = fileLines(srcRoot, path);
+    const longest = lines.reduce((best, l, i) => (l.length > lines[best]!.length ? i : best), 0);
+    expect(lines[longest]!.length).toBeGreaterThan(2 * SMALL);
+    const start = longest; // the line before it, then the long one
+    const result = await call(go.client, 'get_file', { repo: goRepo, path, start_line: start, end_line: start + 5, max_output_chars: SMALL });
+    const page = ok<Page>(result);
+    const t = checkPage('get_file', {}, SMALL, page, textOf(result), 'get_file long line');
+    expect(t).toBeDefined();
+    expect(t!.cut.map((c) => c.setting)).toContain('lines');
+    const wholeLine = await call(go.client, 'get_file', { repo: goRepo, path, start_line: longest + 1, end_line: longest + 1, max_output_chars: SMALL });
+    const one = ok<Page>(wholeLine);
+    const t2 = checkPage('get_file', {}, SMALL, one, textOf(wholeLine), 'get_file the long line alone');
+    expect(t2!.cut.map((c) => c.setting)).toEqual(['line_chars']);
+    expect(one.content as string).toMatch(/\[… \d+ more characters\]\n$/);
+    expect(lines[longest]!.startsWith((one.content as string).replace(/\[… \d+ more characters\]\n$/, ''))).toBe(true);
+  });
+});
+
+describe('get_health', () => {
+  it.each([
+    { index: 'the Go tree', conn: () => go },
+    { index: 'the fixtures', conn: () => fixtures },
+  ])('under 2,000 characters on $index: within the bound', async ({ conn }) => {
+    const result = await call(conn().client, 'get_health', { max_output_chars: SMALL });
+    const page = ok<Page>(result);
+    const text = textOf(result);
+    const t = checkPage('get_health', {}, SMALL, page, text, 'get_health');
+    if (!t) {
+      expect(page.truncated).toBeUndefined();
+      expect(text).not.toMatch(/^truncated:/m);
+    }
+    expect(page.status).toBe('ok');
+  });
+});
