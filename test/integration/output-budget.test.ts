@@ -139,6 +139,7 @@ async function walk(client: Connected['client'], tool: string, args: Rec, max: n
     const page = ok<Page>(result);
     const t = checkPage(tool, args, max ?? DEFAULT, page, text, `${tool} page ${pages.length + 1}`);
     if (t) cut.push(t);
+    if (process.env.OB_DEBUG) (await import('node:fs')).appendFileSync(process.env.OB_DEBUG, `${tool} ${max} ${pages.length + 1} ${text.length} ${JSON.stringify(page).length} ${JSON.stringify(t?.cut ?? [])}\n`);
     pages.push(page);
     texts.push(text);
     if (!page.next_cursor) break;
@@ -153,7 +154,10 @@ const keyOf =
   (...fields: string[]) =>
   (r: Rec) =>
     fields.map((f) => str(r[f])).join('\u0000');
-const site = (r: Rec) => `${r.path as string}:${r.line as number}`;
+const site = (r: { path?: unknown; line?: unknown }) => `${r.path as string}:${r.line as number}`;
+
+/** Whether a page would pass `max`: its text over it, or its structuredContent over twice it. */
+const passes = (page: Page, text: string, max: number) => text.length > max || JSON.stringify(page).length > 2 * max;
 
 /** Each key once, and the same keys in the same order as the reference walk. */
 function expectSameOnce(got: string[], reference: string[], what: string): void {
@@ -185,13 +189,13 @@ describe('search_code', { timeout: WALK_TIMEOUT_MS }, () => {
   const fileKey = keyOf('repo', 'path', 'branches', 'version');
 
   it('under 2,000 characters: every page within the bound and cut in order; the walk reaches every file once, as under 1,000,000 and as the files have it', async () => {
-    const args = { query: 'sync.Once', literal: true, limit: 10 };
+    const args = { query: 'sync.Once', literal: true, limit: 25, context_lines: 2 };
     const expected = filesMatching(srcRoot, corpus.indexed, /sync\.Once/, undefined, 'sync.Once');
     expect(expected.size).toBeGreaterThan(100);
     const huge = await walk(go.client, 'search_code', args, HUGE);
     const small = await walk(go.client, 'search_code', args, SMALL);
     // The full first page would pass the bound; cut, it fits and says what it cut.
-    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, SMALL)).toBe(true);
     expect(huge.cut).toHaveLength(0);
     expect(cutOf('search_code', small.pages[0]!)).toBeDefined();
     expect(small.pages.length).toBeGreaterThan(huge.pages.length);
@@ -222,7 +226,7 @@ describe('search_code', { timeout: WALK_TIMEOUT_MS }, () => {
     expect(expected.size).toBeGreaterThan(200);
     const huge = await walk(go.client, 'search_code', args, HUGE);
     const byDefault = await walk(go.client, 'search_code', args, undefined);
-    expect(huge.texts[0]!.length).toBeGreaterThan(DEFAULT);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, DEFAULT)).toBe(true);
     expect(byDefault.cut.length).toBeGreaterThan(0);
     const got = items(byDefault, 'results').map(fileKey);
     expectSameOnce(got, items(huge, 'results').map(fileKey), 'search_code files under the default vs 1,000,000');
@@ -235,7 +239,7 @@ describe('search_symbols', { timeout: WALK_TIMEOUT_MS }, () => {
     const args = { name: 'Parse*', case_sensitive: true, kinds: ['function', 'method'], languages: ['go'], include_vendored: true, limit: 100 };
     const huge = await walk(go.client, 'search_symbols', args, HUGE);
     const small = await walk(go.client, 'search_symbols', args, SMALL);
-    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, SMALL)).toBe(true);
     expect(cutOf('search_symbols', small.pages[0]!)).toBeDefined();
     const symbolKey = keyOf('repo', 'path', 'line', 'column', 'name');
     const got = items(small, 'symbols');
@@ -254,7 +258,7 @@ describe('search_files', { timeout: WALK_TIMEOUT_MS }, () => {
     expect(expected.length).toBeGreaterThan(200);
     const huge = await walk(go.client, 'search_files', args, HUGE);
     const small = await walk(go.client, 'search_files', args, SMALL);
-    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, SMALL)).toBe(true);
     expect(cutOf('search_files', small.pages[0]!)).toBeDefined();
     const fileKey = keyOf('repo', 'path', 'branches');
     const got = items(small, 'files');
@@ -280,7 +284,7 @@ describe('find_references', { timeout: WALK_TIMEOUT_MS }, () => {
     const args = { symbol: 'Unwrap' };
     const huge = await walk(go.client, 'find_references', args, HUGE);
     const small = await walk(go.client, 'find_references', args, SMALL);
-    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, SMALL)).toBe(true);
     const hugeDefs = items(huge, 'definitions');
     const smallDefs = items(small, 'definitions');
     // Under 1,000,000 they all come on the first page; under 2,000 on several.
@@ -316,7 +320,7 @@ describe('find_references', { timeout: WALK_TIMEOUT_MS }, () => {
     const args = { symbol: 'Seek', limit: 200, context_lines: 2 };
     const huge = await walk(go.client, 'find_references', args, HUGE);
     const byDefault = await walk(go.client, 'find_references', args, undefined);
-    expect(huge.texts[0]!.length).toBeGreaterThan(DEFAULT);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, DEFAULT)).toBe(true);
     expect(byDefault.cut.length).toBeGreaterThan(0);
     expectSameOnce(items(byDefault, 'definitions').map(defKey), items(huge, 'definitions').map(defKey), 'definitions under the default vs 1,000,000');
     expectSameOnce(items(byDefault, 'usages').map(useKey), items(huge, 'usages').map(useKey), 'usages under the default vs 1,000,000');
@@ -333,7 +337,7 @@ describe('list_repos', () => {
     const huge = await walk(fixtures.client, 'list_repos', args, HUGE);
     const small = await walk(fixtures.client, 'list_repos', args, SMALL);
     expect(huge.pages).toHaveLength(1);
-    expect(huge.texts[0]!.length).toBeGreaterThan(SMALL);
+    expect(passes(huge.pages[0]!, huge.texts[0]!, SMALL)).toBe(true);
     expect(cutOf('list_repos', small.pages[0]!)).toBeDefined();
     expect(small.pages.length).toBeGreaterThan(1);
     const names = items(small, 'repos').map((r) => r.name as string);
@@ -384,7 +388,8 @@ describe('get_file', { timeout: WALK_TIMEOUT_MS }, () => {
       expect(Buffer.from(got.content, 'utf8').equals(disk), `${path} under ${max ?? 'the default'}`).toBe(true);
       expect(got.pages.at(-1)!.end_line).toBe(lines.length);
       if (max === SMALL) {
-        expect(got.cut.length).toBe(got.pages.length);
+        // Every page but the last is cut to fit.
+        for (const p of got.pages.slice(0, -1)) expect(cutOf('get_file', p)).toBeDefined();
         for (const t of got.cut) expect(t.cut.map((c) => c.setting)).toEqual(['lines']);
       }
       if (max === HUGE) expect(got.cut).toHaveLength(0);
