@@ -13,6 +13,7 @@ import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { pathGlobToRegex } from './globs.js';
 import type { Searcher } from './searcher.js';
+import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
 
 export const SEARCH_FILES = 'search_files';
@@ -29,6 +30,8 @@ export const FileSearchOutput = z.object({
   /** `branches` tells apart the versions of a path whose content differs between branches. */
   files: z.array(z.object({ repo: z.string(), path: z.string(), language: z.string(), branches: z.array(z.string()).optional() })),
   stats: z.object({ files: z.number().int(), duration_ms: z.number(), complete: completeField }),
+  /** Files found whose text the indexer skipped (too large, too many trigrams): get_file cannot read them. First page only. */
+  not_indexed: NotIndexedInScope.optional(),
   ...truncatedField,
   ...pagingFields,
   ...indexAgeField,
@@ -49,6 +52,9 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, budg
   const started = Date.now();
   const limit = args.limit ?? FILE_DEFAULTS.limit;
   const query = buildFileQuery(args);
+  // The first page says which of the files found the indexer kept by name only.
+  const pattern = args.regex ? args.pattern.trim() : pathGlobToRegex(args.pattern.trim());
+  const skipped = args.cursor === undefined ? skippedInScope(searcher, [q.file(pattern), ...filterParts(args)], signal).catch(() => undefined) : Promise.resolve(undefined);
   const page = await paginate({
     tool: SEARCH_FILES,
     cursors: searcher.cursors,
@@ -61,11 +67,13 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, budg
     emptyHint: () => zeroFileHint(args, searcher.scope.note()),
     narrowHint: 'Ask for less: a more specific pattern, a lower limit, or paths, languages or repos filters.',
   });
+  const notIndexed = await skipped;
   const stats = { files: page.total, duration_ms: Date.now() - started, complete: page.complete };
   const make = (s: Record<'results', number>, truncated: FileSearchOutput['truncated']): FileSearchOutput => ({
     zoekt_query: searcher.confine(query),
     files: page.items.slice(0, s.results),
     stats,
+    ...(notIndexed ? { not_indexed: notIndexed } : {}),
     ...(truncated ? { truncated } : {}),
     ...pagingOutput(page),
   });

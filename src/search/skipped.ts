@@ -136,7 +136,7 @@ export function describeReasons(counts: NotIndexedCounts): string {
 export function notIndexedLine(n: NotIndexedInScope): string {
   const names = n.examples.map((e) => `${e.repo}/${e.path} (${REASON_TEXT[e.reason as SkipReason] ?? e.reason})`).join(', ');
   return (
-    `not indexed: ${n.files} file(s) in scope were skipped by the indexer, so neither their text nor their symbols are searched: ${names}${n.files > n.examples.length ? ', …' : ''}. ` +
+    `not indexed: ${n.files} file(s) in scope are kept by name only (their text and symbols are not searched): ${names}${n.files > n.examples.length ? ', …' : ''}. ` +
     'Read them from the repository itself, or index with higher limits (-file_limit, -max_trigram_count).'
   );
 }

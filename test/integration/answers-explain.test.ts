@@ -216,6 +216,10 @@ describe('files the indexer skipped', () => {
       ['pnpm-lock.yaml', 'too_many_trigrams'],
     ]);
     expect(textOf(result)).toMatch(/not indexed: 2 file\(s\) in scope .*pnpm-lock\.yaml \(too many trigrams\)/);
+    // search_files lists them by name, and says which of those it found have no text.
+    const yaml = await call(mcp.client, 'search_files', { pattern: '*.yaml' });
+    expect(ok<{ files: { path: string }[]; not_indexed?: { files: number } }>(yaml)).toMatchObject({ files: [{ path: 'pnpm-lock.yaml' }], not_indexed: { files: 1 } });
+    expect(textOf(yaml)).toMatch(/not indexed: 1 file\(s\) .*pnpm-lock\.yaml/);
     // Out of scope, not named.
     const elsewhere = await search({ query: 'lockfileVersion', paths: ['src/'] });
     expect(elsewhere.not_indexed).toBeUndefined();
