@@ -254,7 +254,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
 
 const REGEX_META = /[.()[\]{}*+?|^$\\]/;
 
-/** Whether a variant of the search finds any file: a zero-result hint only names a cause it has checked. */
+/** How many files a variant of the search finds: a zero-result hint only names a cause it has checked. */
 async function finds(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSignal): Promise<number> {
   let query: string;
   try {
@@ -262,8 +262,7 @@ async function finds(searcher: Searcher, args: CodeSearchArgs, signal?: AbortSig
   } catch {
     return 0;
   }
-  const window = await searcher.window({ query, size: 1, fresh: true, signal }).catch(() => undefined);
-  return window ? Math.max(window.files.length, window.stats.fileCount) : 0;
+  return searcher.count(query, signal);
 }
 
 /**

@@ -64,7 +64,7 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, budg
       const walked = await walkFiles(searcher, { query, content: false, signal }, offset, limit);
       return { ...walked, items: walked.files.map((f) => ({ repo: f.repo, path: f.path, language: f.language, ...(f.branches.length ? { branches: f.branches } : {}) })) };
     },
-    emptyHint: () => zeroFileHint(args, searcher.scope.note()),
+    emptyHint: () => zeroFileHint(searcher, args, signal),
     narrowHint: 'Ask for less: a more specific pattern, a lower limit, or paths, languages or repos filters.',
   });
   const notIndexed = await skipped;
@@ -80,20 +80,31 @@ export async function searchFiles(searcher: Searcher, args: FileSearchArgs, budg
   return fitPage(page, make, {}, RESULTS_DIAL, budget);
 }
 
-function zeroFileHint(args: FileSearchArgs, scopeNote: string | undefined): string {
-  const tips: string[] = [];
+/**
+ * Why no file matched, from what the index holds: a cause (a glob anchored at the root, case, the
+ * filters) is named only when the search without it finds files.
+ */
+async function zeroFileHint(searcher: Searcher, args: FileSearchArgs, signal?: AbortSignal): Promise<string> {
   const pattern = args.pattern.trim();
-  if (!args.regex) {
-    if (pattern.includes('/')) {
-      tips.push(`a glob with a '/' is anchored at the repository root: try '**/${pattern.replace(/^\/+/, '')}' to match at any depth`);
-    }
-    if (/[A-Z]/.test(pattern)) tips.push('a pattern with an uppercase letter matches case-sensitively: try it in lower case');
-    tips.push("'*' stays within one directory, '**' crosses directories, 'dir/' is a directory and everything under it");
-  } else {
-    tips.push('the regex is matched against the path inside the repository (e.g. src/app/main.go)');
-  }
+  const re = args.regex ? pattern : pathGlobToRegex(pattern);
+  const count = (...parts: (q.QueryPart | false)[]) => searcher.count(q.render(q.and(q.fileNamesOnly(), ...parts)), signal);
+  const anchored = !args.regex && pattern.includes('/') && !pattern.startsWith('**/');
+  const deeper = `**/${pattern.replace(/^\/+/, '')}`;
   const filters = describeFilters(args);
-  if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude the files`);
-  if (scopeNote) tips.push(scopeNote);
-  return `No files matched. ${tips.join('; ')}.`;
+  const [atAnyDepth, caseless, unfiltered] = await Promise.all([
+    anchored ? count(q.file(pathGlobToRegex(deeper)), ...filterParts(args)) : 0,
+    /[A-Z]/.test(pattern) ? count(q.caseMode('no'), q.file(re), ...filterParts(args)) : 0,
+    filters.length ? count(q.file(re)) : 0,
+  ]);
+  const causes: string[] = [];
+  if (atAnyDepth) causes.push(`a glob with a '/' is anchored at the repository root, and '${deeper}' finds ${atAnyDepth} file(s) at any depth`);
+  if (caseless) causes.push(`a pattern with an uppercase letter matches case-sensitively, and in any case it finds ${caseless} file(s): try it in lower case`);
+  if (unfiltered) causes.push(`the filters ${filters.join(', ')} exclude every match: without them ${unfiltered} file(s) match`);
+  const scopeNote = searcher.scope.note();
+  const globs = args.regex
+    ? 'The regex is matched against the path inside the repository (e.g. src/app/main.go).'
+    : "Globs: '*' stays within one directory, '**' crosses directories, 'dir/' is a directory and everything under it.";
+  const checked = [anchored && 'at any depth', /[A-Z]/.test(pattern) && 'in any case', filters.length > 0 && 'without the filters'].filter(Boolean);
+  const found = causes.length ? `: ${causes.join('; ')}.` : checked.length ? `, nor does one ${checked.join(' or ')}.` : '.';
+  return `No files matched${found} ${globs}${scopeNote ? ` Note that ${scopeNote}.` : ''}`;
 }

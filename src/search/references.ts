@@ -277,7 +277,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
   };
   // The page protocol's note (past the end, or an unfinished search) comes first; the first page
   // also says what is missing when definitions or usages are.
-  const hint = [page.hint, page.offset === 0 ? referencesHint(args, pattern.member, definitionSymbols.length, counted.lines + page.items.length, scope, searcher.scope.note()) : undefined]
+  const hint = [page.hint, page.offset === 0 ? await referencesHint(searcher, args, pattern.member, definitionSymbols.length, counted.lines + page.items.length, scope, signal) : undefined]
     .filter(Boolean)
     .join(' ');
   const make = (s: Record<ReferenceDial, number>, truncated: ReferenceOutput['truncated']): ReferenceOutput => {
@@ -325,15 +325,35 @@ function toDefinition(s: SymbolResult): Definition {
   return { repo: s.repo, path: s.path, line: s.line, column: s.column, kind: s.kind, text: s.signature };
 }
 
-function referencesHint(args: ReferenceArgs, member: string, definitions: number, usages: number, scope: string | undefined, scopeNote: string | undefined): string | undefined {
+async function referencesHint(
+  searcher: Searcher,
+  args: ReferenceArgs,
+  member: string,
+  definitions: number,
+  usages: number,
+  scope: string | undefined,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (definitions > 0 && usages > 0) return undefined;
   const filters = describeFilters(args);
+  const scopeNote = searcher.scope.note();
   const confined = scopeNote ? ` Note that ${scopeNote}.` : '';
-  const narrowing = `${filters.length ? ` The filters ${filters.join(', ')} may exclude them.` : ''}${confined}`;
+  // The filters are named as a cause only when the word is found without them.
+  const unfiltered = filters.length ? await searcher.count(q.render(q.and(q.caseMode('yes'), q.content(wordRegex(member)))), signal) : 0;
+  const narrowing = `${unfiltered ? ` Without the filters ${filters.join(', ')}, ${unfiltered} file(s) hold the whole word.` : ''}${confined}`;
   if (definitions === 0 && usages === 0) {
+    // What the index holds of the word otherwise: in another case, or inside longer words.
+    const [otherCase, inWords] = await Promise.all([
+      searcher.count(buildSymbolQuery({ ...args, name: member, case_sensitive: false, include_vendored: true }, parseName(member, false)), signal),
+      searcher.count(q.render(q.and(q.caseMode('no'), q.content(q.escapeRegex(member)), ...filterParts(args))), signal),
+    ]);
+    const found = [
+      otherCase ? `search_symbols with {"name": "${member}"} (any case) finds definitions in ${otherCase} file(s)` : undefined,
+      inWords ? `the text '${member}' appears in ${inWords} file(s) in some case or inside longer words (search_code finds it)` : undefined,
+    ].filter(Boolean);
     return (
       `Neither definitions nor whole-word usages of '${member}' (case-sensitive).${narrowing} ` +
-      `Check the spelling and case: search_symbols with {"name": "${member}"} is case-insensitive, and search_code finds partial words.`
+      (found.length ? `${found.join('; ')}.` : `The index holds '${member}' nowhere, in any case or inside other words: check the spelling.`)
     );
   }
   if (definitions === 0) {

@@ -144,6 +144,15 @@ export class Searcher {
     return { ...result, repos: result.repos.filter((r) => this.scope.allows(r.name)) };
   }
 
+  /**
+   * How many files match `query` (at least one when any does): what a zero-result hint checks a
+   * suspected cause with. Never throws: a variant that fails to run confirms nothing.
+   */
+  async count(query: string, signal?: AbortSignal): Promise<number> {
+    const window = await this.window({ query, size: 1, fresh: true, signal }).catch(() => undefined);
+    return window ? Math.max(window.files.length, window.stats.fileCount) : 0;
+  }
+
   /** The cached window of a query, whatever its size, if any. */
   peek(req: Omit<WindowRequest, 'size'>): Window | undefined {
     return req.fresh ? undefined : this.cache.peek(windowKey(req));

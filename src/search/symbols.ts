@@ -162,10 +162,6 @@ function parentMatches(asked: string[], scope: string, caseSensitive: boolean): 
 
 const SCOPE_SEPARATOR: Record<string, string> = { 'C++': '::', Rust: '::', PHP: '::', 'Objective-C++': '::' };
 
-export function vendoredHint(): string {
-  return 'vendored paths (vendor/, node_modules/, third_party/ …) are left out: set include_vendored: true to search them';
-}
-
 interface Ranked {
   symbol: SymbolResult;
   tier: number;
@@ -229,6 +225,7 @@ export function definesAt(line: string, name: string): boolean {
 
 /** A character that continues an identifier: a letter or digit of any script, `_` or `$`. */
 export const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
+const IDENTIFIER_WORD = /^[\p{L}\p{N}_$]+$/u;
 
 function isIdentifierChar(codePoint: number | undefined): boolean {
   return codePoint !== undefined && IDENTIFIER_CHAR.test(String.fromCodePoint(codePoint));
@@ -349,7 +346,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         hadCandidates: files.length > 0,
       };
     },
-    emptyHint: async (fetched) => zeroSymbolHint(args, pattern, fetched.hadCandidates, searcher.scope.note(), await unindexedLanguages(searcher, args)),
+    emptyHint: async (fetched) => zeroSymbolHint(searcher, args, pattern, fetched.hadCandidates, await unindexedLanguages(searcher, args), signal),
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   const notIndexed = await skipped;
@@ -386,7 +383,19 @@ async function unindexedLanguages(searcher: Searcher, args: SymbolSearchArgs): P
   return coverage.filter((c) => c.files_with_symbols === 0);
 }
 
-function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandidates: boolean, scopeNote: string | undefined, unindexed: LanguageCoverage[]): string {
+/**
+ * Why no symbol was found, from what the index holds: each suspected cause (case, an exact name
+ * where a prefix was meant, vendored paths, the filters) is named only when the search without it
+ * finds symbols; otherwise the hint says which of those were checked.
+ */
+async function zeroSymbolHint(
+  searcher: Searcher,
+  args: SymbolSearchArgs,
+  pattern: NamePattern,
+  hadCandidates: boolean,
+  unindexed: LanguageCoverage[],
+  signal?: AbortSignal,
+): Promise<string> {
   if (unindexed.length) {
     const which = unindexed.map((c) => (c.files ? `${c.language} (${c.files} files, none with symbols)` : `${c.language} (no files)`)).join(', ');
     const noFiles = unindexed.every((c) => c.files === 0);
@@ -394,16 +403,32 @@ function zeroSymbolHint(args: SymbolSearchArgs, pattern: NamePattern, hadCandida
       ? `No symbol definitions found: the index has no ${which} files in scope. Check the language name, or call list_repos to see each repository's languages.`
       : `No symbol definitions found: ${which} has no symbols in this index (no symbol parser reads it, or its repositories were indexed without one). search_code with query '${args.name.replace(/'/g, '')}' and languages finds the text; get_health lists the symbol coverage of every language.`;
   }
-  const tips: string[] = [];
-  if (hadCandidates && args.kinds?.length) tips.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
-  if (hadCandidates && pattern.parent) tips.push(`symbols named '${pattern.member}' exist, but none inside '${pattern.parent.join('.')}': search the bare name to see their parents`);
-  if (args.case_sensitive) tips.push('the search is case-sensitive: drop case_sensitive');
-  if (!args.regex && !isGlob(pattern.member)) tips.push(`for names that start with it, try the glob '${pattern.member}*'`);
-  if (!args.include_vendored) tips.push(vendoredHint());
+  const causes: string[] = [];
+  if (hadCandidates && args.kinds?.length) causes.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);
+  if (hadCandidates && pattern.parent) causes.push(`symbols named '${pattern.member}' exist, but none inside '${pattern.parent.join('.')}': search the bare name to see their parents`);
+  const count = (variant: Partial<SymbolSearchArgs>, name = pattern) => searcher.count(buildSymbolQuery({ ...args, ...variant }, name), signal);
+  const prefix = !args.regex && !isGlob(pattern.member) && !pattern.parent ? parseName(`${pattern.member}*`, false) : undefined;
   const filters = describeFilters(args);
-  if (filters.length) tips.push(`the filters ${filters.join(', ')} may exclude it`);
-  if (scopeNote) tips.push(scopeNote);
-  tips.push('symbols exist only for languages a symbol parser reads (get_health and list_repos show the coverage of each language)');
-  tips.push(`search_code with query '${args.name.replace(/'/g, '')}' finds the text anywhere`);
-  return `No symbol definitions found. ${tips.join('; ')}.`;
+  const noFilters: Partial<SymbolSearchArgs> = { repos: undefined, paths: undefined, exclude_paths: undefined, languages: undefined, exclude_languages: undefined, source_code_only: undefined };
+  const word = args.regex ? undefined : pattern.member.replace(/[*?]/g, '');
+  const [caseless, byPrefix, vendored, unfiltered, text] = await Promise.all([
+    args.case_sensitive ? count({ case_sensitive: false }) : 0,
+    prefix ? count({}, prefix) : 0,
+    args.include_vendored ? 0 : count({ include_vendored: true }),
+    filters.length ? count(noFilters) : 0,
+    word && IDENTIFIER_WORD.test(word) ? searcher.count(q.render(q.and(q.caseMode('no'), q.content(wordRegex(word)), ...filterParts(args))), signal) : 0,
+  ]);
+  if (caseless) causes.push(`the search is case-sensitive, and without case_sensitive ${caseless} file(s) define such symbols`);
+  if (byPrefix) causes.push(`no symbol is named exactly '${pattern.member}', but '${pattern.member}*' finds symbols in ${byPrefix} file(s)`);
+  if (vendored) causes.push(`vendored paths (vendor/, node_modules/, third_party/ …) are left out, and include_vendored: true finds symbols in ${vendored} file(s)`);
+  if (unfiltered) causes.push(`the filters ${filters.join(', ')} exclude them: without the filters ${unfiltered} file(s) define such symbols`);
+  const scopeNote = searcher.scope.note();
+  const textNote = text
+    ? ` The word appears in ${text} file(s) as text (search_code finds it): it may be defined in a language without symbols (get_health lists each language's coverage), or only used there.`
+    : word
+      ? ' The word appears in no indexed file as text either.'
+      : '';
+  if (causes.length) return `No symbol definitions found: ${causes.join('; ')}.${textNote}${scopeNote ? ` Note that ${scopeNote}.` : ''}`;
+  const checked = [args.case_sensitive && 'case-insensitively', prefix && `as a prefix ('${pattern.member}*')`, !args.include_vendored && 'in vendored paths', filters.length > 0 && 'without the filters'].filter(Boolean);
+  return `No symbol definitions found${checked.length ? `, nor any ${checked.join(', ')}` : ''}.${textNote}${scopeNote ? ` Note that ${scopeNote}.` : ''} Check the spelling; list_repos and get_health show what is indexed.`;
 }

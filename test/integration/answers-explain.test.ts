@@ -73,7 +73,7 @@ beforeAll(async () => {
     'logs/big.log': 'a log line that repeats itself\n'.repeat(150_000),
     'img/data.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x03]),
   });
-  const main = repo('mainrepo', { 'main.go': MAIN_GO });
+  const main = repo('mainrepo', { 'main.go': MAIN_GO, 'pkg/util/strings.go': 'package util\n\nfunc Reverse(s string) string { return s }\n' });
   const index = join(work, 'index');
   mkdirSync(index);
   // zoekt-git-index's default branch list is HEAD: the branch is then called HEAD in the index.
@@ -261,5 +261,43 @@ describe('zero-result hints name a cause only when the index confirms it', () =>
     expect(out.results).toEqual([]);
     expect(out.hint).toMatch(/No indexed file matches, nor does one case-insensitively/);
     expect(out.hint).not.toMatch(/case_sensitive: 'no' finds/);
+  });
+});
+
+describe('the other tools check their zero-result hints too', () => {
+  const files = async (args: Record<string, unknown>) => ok<{ files: unknown[]; hint?: string }>(await call(mcp.client, 'search_files', args));
+  const symbols = async (args: Record<string, unknown>) => ok<{ symbols: unknown[]; hint?: string }>(await call(mcp.client, 'search_symbols', args));
+  const references = async (args: Record<string, unknown>) => ok<{ usages: unknown[]; definitions: unknown[]; hint?: string }>(await call(mcp.client, 'find_references', args));
+
+  it('search_files', async () => {
+    const anchored = await files({ pattern: 'util/strings.go' });
+    expect(anchored.files).toEqual([]);
+    expect(anchored.hint).toMatch(/'\*\*\/util\/strings\.go' finds 1 file\(s\) at any depth/);
+    const cased = await files({ pattern: 'Main.go' });
+    expect(cased.hint).toMatch(/in any case it finds 1 file\(s\)/);
+    const filtered = await files({ pattern: '*.go', languages: ['python'] });
+    expect(filtered.hint).toMatch(/filters languages \["python"\] exclude every match: without them 2 file\(s\) match/);
+    const nowhere = await files({ pattern: 'Nowhere/x.go' });
+    expect(nowhere.hint).toMatch(/No files matched, nor does one at any depth or in any case\./);
+  });
+
+  it('search_symbols', async () => {
+    const exact = await symbols({ name: 'createserve' });
+    expect(exact.symbols).toEqual([]);
+    expect(exact.hint).toMatch(/no symbol is named exactly 'createserve', but 'createserve\*' finds symbols in 2 file\(s\)/);
+    const cased = await symbols({ name: 'CREATESERVER', case_sensitive: true });
+    expect(cased.hint).toMatch(/case-sensitive, and without case_sensitive 2 file\(s\) define such symbols/);
+    const nowhere = await symbols({ name: 'zzNowhere' });
+    expect(nowhere.hint).toMatch(/No symbol definitions found, nor any as a prefix \('zzNowhere\*'\), in vendored paths\. The word appears in no indexed file as text either\./);
+  });
+
+  it('find_references', async () => {
+    const cased = await references({ symbol: 'createserver' });
+    expect([...cased.definitions, ...cased.usages]).toEqual([]);
+    expect(cased.hint).toMatch(/search_symbols with \{"name": "createserver"\} \(any case\) finds definitions in 2 file\(s\); the text 'createserver' appears in 3 file\(s\)/);
+    const nowhere = await references({ symbol: 'zzNowhere' });
+    expect(nowhere.hint).toMatch(/holds 'zzNowhere' nowhere/);
+    const filtered = await references({ symbol: 'Reverse', languages: ['python'] });
+    expect(filtered.hint).toMatch(/Without the filters languages \["python"\], 1 file\(s\) hold the whole word/);
   });
 });

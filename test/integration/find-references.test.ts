@@ -147,7 +147,7 @@ describe('find_references', () => {
     const none = await refs({ symbol: 'noSuchIdentifierAnywhere' });
     expect(none.definitions).toEqual([]);
     expect(none.usages).toEqual([]);
-    expect(none.hint).toMatch(/search_symbols/);
+    expect(none.hint).toMatch(/holds 'noSuchIdentifierAnywhere' nowhere, in any case or inside other words: check the spelling/);
     const text = failed(await call(mcp.client, 'find_references', { symbol: 'foo bar(' }));
     expect(text.code).toBe('INVALID_ARGUMENT');
     expect(text.hint).toMatch(/search_code/);

@@ -126,22 +126,36 @@ interface Walk {
   cut: Truncation[];
 }
 
-/** Follows next_cursor to the end under `max` (undefined: the server's default), checking every page. */
-async function walk(client: Connected['client'], tool: string, args: Rec, max: number | undefined): Promise<Walk> {
+/** The lists a tool's page shows its results in. */
+const LISTS: Record<string, string[]> = {
+  search_code: ['results'],
+  search_symbols: ['symbols'],
+  search_files: ['files'],
+  find_references: ['definitions', 'usages'],
+  list_repos: ['repos'],
+};
+
+/**
+ * Follows next_cursor to the end, checking every page: under `max` (undefined: the server's
+ * default; a function: the bound for each page, which a cursor does not bind).
+ */
+async function walk(client: Connected['client'], tool: string, args: Rec, bound: number | undefined | ((page: number) => number | undefined)): Promise<Walk> {
   const pages: Page[] = [];
   const texts: string[] = [];
   const cut: Truncation[] = [];
   let cursor: string | undefined;
   for (;;) {
     if (pages.length >= MAX_PAGES) throw new Error(`${tool} walk did not end within ${MAX_PAGES} pages`);
+    const max = typeof bound === 'function' ? bound(pages.length) : bound;
     const result = await call(client, tool, { ...args, ...(max === undefined ? {} : { max_output_chars: max }), ...(cursor ? { cursor } : {}) });
     const text = textOf(result);
     const page = ok<Page>(result);
     const t = checkPage(tool, args, max ?? DEFAULT, page, text, `${tool} page ${pages.length + 1}`);
     if (t) cut.push(t);
-    if (process.env.OB_DEBUG) (await import('node:fs')).appendFileSync(process.env.OB_DEBUG, `${tool} ${max} ${pages.length + 1} ${text.length} ${JSON.stringify(page).length} ${JSON.stringify(t?.cut ?? [])}\n`);
     pages.push(page);
     texts.push(text);
+    // A page with a next page shows at least one result: the walk moves on.
+    if (page.next_cursor) expect(LISTS[tool]!.reduce((n, k) => n + list(page, k).length, 0), `${tool} page ${pages.length}`).toBeGreaterThan(0);
     if (!page.next_cursor) break;
     cursor = page.next_cursor;
   }
@@ -231,6 +245,21 @@ describe('search_code', { timeout: WALK_TIMEOUT_MS }, () => {
     const got = items(byDefault, 'results').map(fileKey);
     expectSameOnce(got, items(huge, 'results').map(fileKey), 'search_code files under the default vs 1,000,000');
     expect(new Set(items(byDefault, 'results').map((r) => r.path as string))).toEqual(expected);
+  });
+
+  it('a cursor does not bind max_output_chars: a walk that changes the bound from page to page still reaches every file once', async () => {
+    const args = { query: 'sync.Once', literal: true, limit: 25, context_lines: 2 };
+    const huge = await walk(go.client, 'search_code', args, HUGE);
+    // 2,000, then 1,000,000 for the rest of the cut page, then the default, and again.
+    const mixed = await walk(go.client, 'search_code', args, (n) => [SMALL, HUGE, undefined][n % 3]);
+    expect(mixed.cut.length).toBeGreaterThan(0);
+    // The page after a cut one, under 1,000,000, goes on from the first file left out: a full page of 25 from there.
+    const shown = list(mixed.pages[0]!, 'results').length;
+    expect(shown).toBeLessThan(25);
+    const all = items(huge, 'results').map(fileKey);
+    expect(list(mixed.pages[1]!, 'results').map(fileKey)).toEqual(all.slice(shown, shown + 25));
+    expect(cutOf('search_code', mixed.pages[1]!)).toBeUndefined();
+    expectSameOnce(items(mixed, 'results').map(fileKey), items(huge, 'results').map(fileKey), 'search_code files under changing bounds vs 1,000,000');
   });
 });
 
@@ -329,11 +358,27 @@ describe('find_references', { timeout: WALK_TIMEOUT_MS }, () => {
     expect(expected.length).toBeGreaterThan(200);
     expect(items(byDefault, 'usages').map(site).sort()).toEqual(expected.sort());
   });
+
+  it('a cursor does not bind max_output_chars: definitions cut under 2,000 go on in full under 1,000,000, and every usage comes once', async () => {
+    const args = { symbol: 'Unwrap' };
+    const huge = await walk(go.client, 'find_references', args, HUGE);
+    const mixed = await walk(go.client, 'find_references', args, (n) => (n % 2 === 0 ? SMALL : HUGE));
+    const first = list(mixed.pages[0]!, 'definitions');
+    const all = items(huge, 'definitions');
+    expect(first.length).toBeLessThan(all.length);
+    // The second page, under 1,000,000, has the definitions the first left out, then the first usages.
+    expect(list(mixed.pages[1]!, 'definitions').map(defKey)).toEqual(all.slice(first.length).map(defKey));
+    expect(list(mixed.pages[1]!, 'usages').map(useKey)).toEqual(list(huge.pages[0]!, 'usages').map(useKey));
+    expectSameOnce(items(mixed, 'definitions').map(defKey), all.map(defKey), 'definitions under changing bounds vs 1,000,000');
+    expectSameOnce(items(mixed, 'usages').map(useKey), items(huge, 'usages').map(useKey), 'usages under changing bounds vs 1,000,000');
+  });
 });
 
 describe('list_repos', () => {
   it('under 2,000 characters: the 9 fixture repositories, each once, as under 1,000,000', async () => {
     const args = { limit: 500 };
+    // Symbol coverage is read on the first call; later calls have it at once.
+    ok(await call(fixtures.client, 'list_repos', args));
     const huge = await walk(fixtures.client, 'list_repos', args, HUGE);
     const small = await walk(fixtures.client, 'list_repos', args, SMALL);
     expect(huge.pages).toHaveLength(1);
@@ -349,14 +394,14 @@ describe('list_repos', () => {
 
 describe('get_file', { timeout: WALK_TIMEOUT_MS }, () => {
   /** Reads the file page by page, from start_line = end_line + 1 while `truncated` says more lines follow. */
-  async function read(path: string, max: number | undefined, extra: Rec = {}): Promise<Walk & { content: string }> {
+  async function read(path: string, max: number | undefined): Promise<Walk & { content: string }> {
     const pages: Page[] = [];
     const texts: string[] = [];
     const cut: Truncation[] = [];
     let start = 1;
     for (;;) {
       if (pages.length >= MAX_PAGES) throw new Error(`reading ${path} did not end within ${MAX_PAGES} pages`);
-      const args = { repo: goRepo, path, start_line: start, ...extra };
+      const args = { repo: goRepo, path, start_line: start };
       const result = await call(go.client, 'get_file', { ...args, ...(max === undefined ? {} : { max_output_chars: max }) });
       const text = textOf(result);
       const page = ok<Page>(result);
@@ -379,12 +424,8 @@ describe('get_file', { timeout: WALK_TIMEOUT_MS }, () => {
     // No line is long enough for the line length to be cut, even under 2,000.
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(400);
     const disk = readFileSync(join(srcRoot, path));
-    for (const [max, extra] of [
-      [HUGE, {}],
-      [undefined, {}],
-      [SMALL, {}],
-    ] as const) {
-      const got = await read(path, max, extra);
+    for (const max of [HUGE, undefined, SMALL]) {
+      const got = await read(path, max);
       expect(Buffer.from(got.content, 'utf8').equals(disk), `${path} under ${max ?? 'the default'}`).toBe(true);
       expect(got.pages.at(-1)!.end_line).toBe(lines.length);
       if (max === SMALL) {
@@ -409,24 +450,29 @@ describe('get_file', { timeout: WALK_TIMEOUT_MS }, () => {
     expect(page.content).toBe(fileLines(srcRoot, path).slice(0, page.end_line as number).map((l) => `${l}\n`).join(''));
   });
 
-  it('a line longer than the bound: lines go to one first, then the line is shortened', async () => {
+  it('a line longer than the bound: lines go to one first, and only then is the line shortened', async () => {
     // crypto/x509/x509_test.go has a line of several thousand characters.
     const path = 'crypto/x509/x509_test.go';
     const lines = fileLines(srcRoot, path);
     const longest = lines.reduce((best, l, i) => (l.length > lines[best]!.length ? i : best), 0);
     expect(lines[longest]!.length).toBeGreaterThan(2 * SMALL);
-    const start = longest; // the line before it, then the long one
-    const result = await call(go.client, 'get_file', { repo: goRepo, path, start_line: start, end_line: start + 5, max_output_chars: SMALL });
-    const page = ok<Page>(result);
-    const t = checkPage('get_file', {}, SMALL, page, textOf(result), 'get_file long line');
-    expect(t).toBeDefined();
-    expect(t!.cut.map((c) => c.setting)).toContain('lines');
-    const wholeLine = await call(go.client, 'get_file', { repo: goRepo, path, start_line: longest + 1, end_line: longest + 1, max_output_chars: SMALL });
-    const one = ok<Page>(wholeLine);
-    const t2 = checkPage('get_file', {}, SMALL, one, textOf(wholeLine), 'get_file the long line alone');
-    expect(t2!.cut.map((c) => c.setting)).toEqual(['line_chars']);
-    expect(one.content as string).toMatch(/\[… \d+ more characters\]\n$/);
-    expect(lines[longest]!.startsWith((one.content as string).replace(/\[… \d+ more characters\]\n$/, ''))).toBe(true);
+    expect(lines[longest - 1]!.length).toBeLessThan(400);
+    // From the line before it: the page ends before the long line, which is left whole for the next page.
+    const before = await call(go.client, 'get_file', { repo: goRepo, path, start_line: longest, end_line: longest + 5, max_output_chars: SMALL });
+    const page = ok<Page>(before);
+    expect(checkPage('get_file', {}, SMALL, page, textOf(before), 'get_file before the long line')?.cut).toEqual([{ setting: 'lines', from: 6, to: 1 }]);
+    expect(page).toMatchObject({ start_line: longest, end_line: longest, truncated: true, content: `${lines[longest - 1]!}\n` });
+    // From the long line: one line, and then it is shortened, marked with what it left out.
+    const from = await call(go.client, 'get_file', { repo: goRepo, path, start_line: longest + 1, end_line: longest + 6, max_output_chars: SMALL });
+    const one = ok<Page>(from);
+    const t = checkPage('get_file', {}, SMALL, one, textOf(from), 'get_file from the long line');
+    expect(t!.cut.map((c) => c.setting)).toEqual(['lines', 'line_chars']);
+    expect(t!.cut[0]).toEqual({ setting: 'lines', from: 6, to: 1 });
+    expect(one.end_line).toBe(longest + 1);
+    const m = /^([^\n]*)\[… (\d+) more characters\]\n$/.exec(one.content as string);
+    expect(m, one.content as string).not.toBeNull();
+    expect(lines[longest]!.startsWith(m![1]!)).toBe(true);
+    expect(m![1]!.length + Number(m![2])).toBe(lines[longest]!.length);
   });
 });
 
