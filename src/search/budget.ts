@@ -14,6 +14,11 @@ export interface Budget<O> {
   maxChars: number;
   /** The text a model reads for an output (the tool's rendering). */
   render: (out: O) => string;
+  /**
+   * The structuredContent that goes out for an output, when the server completes it after the
+   * tool (the local serve command adds index ages); `render` then measures the completed text too.
+   */
+  structured?: (out: O) => unknown;
 }
 
 /** structuredContent carries the same page as data: field names and quotes cost it about twice the text. */
@@ -89,7 +94,8 @@ export const RESULTS_DIAL = [{ name: 'results' as const, down: fewer(1) }];
 export const LIST_DIALS = [...RESULTS_DIAL, { name: 'line_chars' as const, down: shorterLines }];
 
 export function fits<O>(out: O, budget: Budget<O>): boolean {
-  return budget.render(out).length <= budget.maxChars && JSON.stringify(out).length <= STRUCTURED_FACTOR * budget.maxChars;
+  const structured = budget.structured ? budget.structured(out) : out;
+  return budget.render(out).length <= budget.maxChars && JSON.stringify(structured).length <= STRUCTURED_FACTOR * budget.maxChars;
 }
 
 /**

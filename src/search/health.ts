@@ -185,7 +185,9 @@ export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
       notes.push(`${out.index.repos_without_symbols} repo(s) were indexed without symbols: search_symbols and find_references find no definitions there (reindex them with zoekt-config/index)`);
     }
     const none = out.index?.symbols ? withoutSymbols(out.index.symbols) : [];
-    if (none.length) notes.push(`no symbols for ${none.map((l) => `${l.language} (${l.files} files)`).join(', ')}: no symbol parser reads them; search_code finds their text`);
+    // A few by name: the list of every language is index.symbols (cut to fit with the rest).
+    const named = none.slice(0, 8).map((l) => `${l.language} (${l.files} files)`);
+    if (none.length) notes.push(`no symbols for ${named.join(', ')}${none.length > named.length ? ` and ${none.length - named.length} more language(s)` : ''}: no symbol parser reads them; search_code finds their text`);
     if (out.index && !out.index.symbols) notes.push('symbol coverage per language is still being read from the index: call get_health again for it');
     if (notes.length) out.hint = `${notes.join('; ')}.`;
   }

@@ -13,7 +13,7 @@ import { repoGlobToRegex } from './globs.js';
 import { compareStrings } from './paging.js';
 import type { Searcher } from './searcher.js';
 import { indexSkipped, NotIndexedCounts } from './skipped.js';
-import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
+import { fitPage, halve, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
 
 export const LIST_REPOS = 'list_repos';
 
@@ -151,10 +151,13 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, budget:
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
   const [coverageHint] = await Promise.all([withCoverage(searcher, page.items, infos), withSkipped(searcher, page.items, [...infos.values()])]);
-  const make = (s: Record<'results', number>, truncated: ListReposOutput['truncated']): ListReposOutput => {
-    const out: ListReposOutput = { repos: page.items.slice(0, s.results), totals: totals!, ...(truncated ? { truncated } : {}), ...pagingOutput(page) };
+  const make = (s: Record<'results' | 'languages', number>, truncated: ListReposOutput['truncated']): ListReposOutput => {
+    const repos = page.items.slice(0, s.results).map((r) => (r.symbols && r.symbols.length > s.languages ? { ...r, symbols: r.symbols.slice(0, s.languages) } : r));
+    const out: ListReposOutput = { repos, totals: totals!, ...(truncated ? { truncated } : {}), ...pagingOutput(page) };
     if (coverageHint) out.hint = [out.hint, coverageHint].filter(Boolean).join(' ');
     return out;
   };
-  return fitPage(page, make, {}, RESULTS_DIAL, budget);
+  // A repository of many languages is one long entry: its languages (most files first) are cut last.
+  const languages = Math.max(0, ...page.items.map((r) => r.symbols?.length ?? 0));
+  return fitPage(page, make, { languages }, [...RESULTS_DIAL, { name: 'languages', down: halve(1) }], budget);
 }

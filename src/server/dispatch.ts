@@ -8,6 +8,7 @@ import { withDeadline } from '../deadline.js';
 import { invalidArgument, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { localAnswer, localError } from '../local/answers.js';
+import { localStatus } from '../local/status.js';
 import { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 import { errorResult, successResult, validationError, type ToolContext } from '../tools/define.js';
@@ -67,7 +68,15 @@ export class Dispatcher {
       if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
-      const budget = { maxChars, render: (out: unknown) => tool.render(out, input) };
+      // Measured as it goes out: with what the local serve command adds after the tool.
+      const completed = (out: unknown) => {
+        const copy = structuredClone(out) as Record<string, unknown>;
+        const note = localAnswer(tool.name, input, copy).note;
+        return { copy, text: `${tool.render(copy, input)}${note ? `\n${note}` : ''}` };
+      };
+      const budget = localStatus()
+        ? { maxChars, render: (out: unknown) => completed(out).text, structured: (out: unknown) => completed(out).copy }
+        : { maxChars, render: (out: unknown) => tool.render(out, input) };
       const work = withDeadline(deadline, () => tool.handler(input, ctx, budget));
       // The slot is given back when the work really ends, not when the caller stops waiting.
       const held = release;

@@ -73,13 +73,18 @@ beforeAll(async () => {
     'logs/big.log': 'a log line that repeats itself\n'.repeat(150_000),
     'img/data.bin': Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x02, 0x03]),
   });
+  // One file each in a hundred languages: a repository whose list_repos entry and get_health
+  // coverage are long by themselves.
+  const EXTENSIONS = ['ada', 'asm', 'awk', 'bat', 'bib', 'c', 'cbl', 'cc', 'cl', 'clj', 'cmake', 'coffee', 'cpp', 'cr', 'cs', 'css', 'cu', 'd', 'dart', 'dockerfile', 'el', 'elm', 'erl', 'ex', 'f90', 'fs', 'fish', 'gd', 'glsl', 'go', 'gradle', 'groovy', 'hs', 'hx', 'html', 'idr', 'ini', 'java', 'jl', 'js', 'json', 'jsx', 'kt', 'less', 'lisp', 'lua', 'm', 'md', 'ml', 'mm', 'nim', 'nix', 'php', 'pl', 'pony', 'proto', 'ps1', 'pug', 'purs', 'py', 'r', 'rb', 'rkt', 'rs', 'rst', 'sass', 'scala', 'scm', 'scss', 'sh', 'sol', 'sql', 'st', 'styl', 'sv', 'swift', 'tcl', 'tex', 'tf', 'thrift', 'toml', 'ts', 'tsx', 'v', 'vala', 'vb', 'vhd', 'vim', 'vue', 'wat', 'xml', 'xsl', 'yaml', 'zig', 'hcl', 'graphql', 'haml', 'lean', 'mustache', 'twig'];
+  const poly = repo('polyglot', Object.fromEntries(EXTENSIONS.map((e) => [`f/sample.${e}`, `sample text for ${e}\n`])));
   const main = repo('mainrepo', { 'main.go': MAIN_GO, 'pkg/util/strings.go': 'package util\n\nfunc Reverse(s string) string { return s }\n' });
   const index = join(work, 'index');
   mkdirSync(index);
   // zoekt-git-index's default branch list is HEAD: the branch is then called HEAD in the index.
   runIndexer('git', ['-index', index, edge]);
   runIndexer('git', ['-branches', 'main', '-index', index, main]);
-  zoekt = await startWebserver({ indexDir: index, expectRepos: 2 });
+  runIndexer('git', ['-branches', 'main', '-index', index, poly]);
+  zoekt = await startWebserver({ indexDir: index, expectRepos: 3 });
   mcp = await connectStdio({ ZOEKT_URL: zoekt.url });
 });
 
@@ -217,7 +222,7 @@ describe('files the indexer skipped', () => {
     ]);
     expect(textOf(result)).toMatch(/not indexed: 2 file\(s\) in scope .*pnpm-lock\.yaml \(too many trigrams\)/);
     // search_files lists them by name, and says which of those it found have no text.
-    const yaml = await call(mcp.client, 'search_files', { pattern: '*.yaml' });
+    const yaml = await call(mcp.client, 'search_files', { pattern: '*.yaml', repos: [EDGE] });
     expect(ok<{ files: { path: string }[]; not_indexed?: { files: number } }>(yaml)).toMatchObject({ files: [{ path: 'pnpm-lock.yaml' }], not_indexed: { files: 1 } });
     expect(textOf(yaml)).toMatch(/not indexed: 1 file\(s\) .*pnpm-lock\.yaml/);
     // Out of scope, not named.
@@ -276,7 +281,7 @@ describe('the other tools check their zero-result hints too', () => {
     const cased = await files({ pattern: 'Main.go' });
     expect(cased.hint).toMatch(/in any case it finds 1 file\(s\)/);
     const filtered = await files({ pattern: '*.go', languages: ['python'] });
-    expect(filtered.hint).toMatch(/filters languages \["python"\] exclude every match: without them 2 file\(s\) match/);
+    expect(filtered.hint).toMatch(/filters languages \["python"\] exclude every match: without them 3 file\(s\) match/);
     const nowhere = await files({ pattern: 'Nowhere/x.go' });
     expect(nowhere.hint).toMatch(/No files matched, nor does one at any depth or in any case\./);
   });
@@ -299,5 +304,34 @@ describe('the other tools check their zero-result hints too', () => {
     expect(nowhere.hint).toMatch(/holds 'zzNowhere' nowhere/);
     const filtered = await references({ symbol: 'Reverse', languages: ['python'] });
     expect(filtered.hint).toMatch(/Without the filters languages \["python"\], 1 file\(s\) hold the whole word/);
+  });
+});
+
+describe('answers long by themselves', () => {
+  it('list_repos cuts the languages of a repository of a hundred languages, most files first', async () => {
+    const result = await call(mcp.client, 'list_repos', { max_output_chars: 2000 });
+    expect(textOf(result).length).toBeLessThanOrEqual(2000);
+    expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(4000);
+    const out = ok<ListReposOutput>(result);
+    // Every repository is still reached by paging; the page of the hundred languages cuts them.
+    const pages = [out];
+    for (let guard = 0; pages[pages.length - 1]!.next_cursor && guard < 10; guard++) {
+      const next = await call(mcp.client, 'list_repos', { max_output_chars: 2000, cursor: pages[pages.length - 1]!.next_cursor });
+      expect(textOf(next).length).toBeLessThanOrEqual(2000);
+      pages.push(ok<ListReposOutput>(next));
+    }
+    expect(pages.flatMap((p) => p.repos.map((r) => r.name)).sort()).toEqual([EDGE, MAIN, `${REPO_PREFIX}polyglot`].sort());
+    const poly = pages.find((p) => p.repos.some((r) => r.name === `${REPO_PREFIX}polyglot`))!;
+    expect(poly.truncated?.cut.map((c) => c.setting)).toContain('languages');
+    expect(poly.repos[0]!.symbols!.length).toBe(poly.truncated!.cut.find((c) => c.setting === 'languages')!.to);
+  });
+
+  it('get_health stays within the bound, hint included', async () => {
+    const result = await call(mcp.client, 'get_health', { max_output_chars: 2000 });
+    expect(textOf(result).length).toBeLessThanOrEqual(2000);
+    expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(4000);
+    const out = ok<HealthOutput & { truncated?: { cut: { setting: string }[] } }>(result);
+    expect(out.truncated?.cut.map((c) => c.setting)).toEqual(['list_items']);
+    expect(out.hint).toMatch(/more language\(s\)/);
   });
 });

@@ -67,6 +67,12 @@ describe('a set-up machine', () => {
       expect(out.index_age).toEqual([{ repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' }]);
       expect(out.stats.complete).toBe(true);
       expect(out.partial).toBeUndefined();
+      // The output budget holds with the index line the local command adds after the tool.
+      const tight = await call(c.client, 'search_code', { query: 'e', limit: 50, context_lines: 10, max_matches_per_file: 100, max_output_chars: 2000 });
+      expect(textOf(tight)).toMatch(/\nindex: acme\/rustlib indexed \d+ s ago, current$/);
+      expect(textOf(tight).length).toBeLessThanOrEqual(2000);
+      expect(JSON.stringify(tight.structuredContent).length).toBeLessThanOrEqual(4000);
+      expect(ok<CodeSearchOutput>(tight).truncated).toBeDefined();
       const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos;
       expect(listed).toEqual([expect.objectContaining({ name: 'acme/rustlib', index_state: 'current', index_age_s: expect.any(Number), index_time: expect.any(String) })]);
     } finally {
