@@ -39,7 +39,7 @@ export interface ZoektClientOptions {
   retries?: number;
   logger?: Logger;
   /** Told when each HTTP request to Zoekt starts and ends (metrics, tests). */
-  onRequest?: (event: { path: string; phase: 'start' | 'end' }) => void;
+  onRequest?: (event: { path: string; phase: 'start' | 'end'; query?: string }) => void;
   /** The match budget of every search (default MATCH_LIMITS). */
   matchLimits?: MatchLimits;
 }
@@ -291,7 +291,8 @@ export class ZoektClient {
     let status: number;
     let contentType: string;
     let body: string;
-    this.onRequest?.({ path, phase: 'start' });
+    const query = (payload as { Q?: unknown } | undefined)?.Q;
+    this.onRequest?.({ path, phase: 'start', ...(typeof query === 'string' ? { query } : {}) });
     const started = performance.now();
     try {
       const dispatcher = await this.dispatcher();
@@ -315,7 +316,7 @@ export class ZoektClient {
       throw new AbortError(te);
     } finally {
       recordZoektRequest(this.url, path, performance.now() - started);
-      this.onRequest?.({ path, phase: 'end' });
+      this.onRequest?.({ path, phase: 'end', ...(typeof query === 'string' ? { query } : {}) });
     }
     if (status === 200) {
       if (/text\/html/i.test(contentType) || body.trimStart().startsWith('<')) {
