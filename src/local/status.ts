@@ -46,17 +46,6 @@ export interface SupervisorStatus {
   zoekt_error?: string;
 }
 
-let current: (() => SupervisorStatus | undefined) | undefined;
-
-/** Installed by the local serve command; absent when zoekt-mcp serves a Zoekt run elsewhere. */
-export function setLocalStatusSource(source: () => SupervisorStatus | undefined): void {
-  current = source;
-}
-
-export function localStatus(): SupervisorStatus | undefined {
-  return current?.();
-}
-
 /** "about 12 s" from milliseconds. */
 export function roughly(ms: number): string {
   const s = Math.max(1, Math.round(ms / 1000));

@@ -6,7 +6,7 @@
  * No server-side state: any replica given the same secret, or this one after a restart with it,
  * resumes from it.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ToolError } from '../errors.js';
 
 // 3: find_references offsets start usages at 1 and carry definitions cut by the output budget.
@@ -44,14 +44,6 @@ export function argumentsHash(args: Record<string, unknown>): string {
   return digest(canonical(rest), 16);
 }
 
-/** A secret made for this process alone: its cursors are good until it exits. */
-let processSecret: Buffer | undefined;
-
-/** The secret cursors are signed with when a server is given none (no --cursor-secret): random, once per process. */
-export function processCursorSecret(): Buffer {
-  processSecret ??= randomBytes(32);
-  return processSecret;
-}
 
 function invalid(message: string, hint: string): ToolError {
   return new ToolError('INVALID_CURSOR', message, hint);

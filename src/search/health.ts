@@ -11,7 +11,7 @@ import { missingBackends } from './completeness.js';
 import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './coverage.js';
 import type { Searcher } from './searcher.js';
 import { indexSkipped, NotIndexedCounts } from './skipped.js';
-import { cacheLookups, callsInFlight, toolLatencies } from '../metrics.js';
+import type { Metrics } from '../metrics.js';
 
 export const GET_HEALTH = 'get_health';
 
@@ -58,12 +58,12 @@ export type HealthOutput = z.infer<typeof HealthOutput>;
 
 const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 1000 : 0);
 
-function callFigures(): HealthOutput['calls'] {
-  const { hits, misses } = cacheLookups();
+function callFigures(metrics: Metrics): HealthOutput['calls'] {
+  const { hits, misses } = metrics.cacheLookups();
   const lookups = hits + misses;
   return {
-    in_flight: callsInFlight(),
-    tools: toolLatencies(),
+    in_flight: metrics.callsInFlight(),
+    tools: metrics.toolLatencies(),
     cache: { hits, misses, ...(lookups ? { hit_rate: share(hits, lookups) } : {}) },
   };
 }
@@ -112,7 +112,7 @@ function probe(searcher: Searcher): Promise<Probed> {
   return running;
 }
 
-export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
+export async function getHealth(searcher: Searcher, metrics: Metrics): Promise<HealthOutput> {
   const fleet = searcher.zoekt;
   const url = fleet.url;
   const { each, listed, listError } = await probe(searcher);
@@ -121,7 +121,7 @@ export async function getHealth(searcher: Searcher): Promise<HealthOutput> {
     status: 'ok',
     adapter: { version: VERSION, uptime_s: Math.round(process.uptime()) },
     zoekt: { url, reachable: true, ready: readiness.ready, latency_ms: readiness.latencyMs },
-    calls: callFigures(),
+    calls: callFigures(metrics),
   };
   if (fleet.several) {
     out.backends = each.map((e) => ({

@@ -8,11 +8,11 @@ import { ToolError } from '../errors.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
 import type { FileHit, RepoListResult } from '../zoekt/wire.js';
-import { CursorSigner, processCursorSecret } from './cursor.js';
+import { CursorSigner } from './cursor.js';
+import { randomBytes } from 'node:crypto';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
-import { recordCacheLookup } from '../metrics.js';
 
 /** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
 export const PREFETCH_PAGES = 2;
@@ -64,7 +64,8 @@ export class Searcher {
     readonly walkLimits: WalkLimits = WALK_LIMITS,
     cursorSecret?: string | Buffer,
   ) {
-    this.cursors = new CursorSigner(cursorSecret ?? processCursorSecret(), scope.globs);
+    // Without a given key, cursors are good for this searcher's life.
+    this.cursors = new CursorSigner(cursorSecret ?? randomBytes(32), scope.globs);
   }
 
   /**
@@ -179,7 +180,7 @@ export class Searcher {
       { prefetchPages: PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
     );
     // The page was cut from the cached window alone (a miss shows up in window()).
-    if (cached && !fetched) recordCacheLookup(true);
+    if (cached && !fetched) this.cache.countHit();
     return { page, window: last! };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
-import { recordCacheLookup } from '../metrics.js';
+import type { Metrics } from '../metrics.js';
 import { derivedBytes, fileHitBytes, stringBytes } from './heap-size.js';
 
 export interface Window {
@@ -41,7 +41,11 @@ const entryBytes = (key: string) => 160 + stringBytes(key);
 export class WindowCache {
   private readonly lru: LRUCache<string, Window> | undefined;
 
-  constructor(opts: WindowCacheOptions = WINDOW_CACHE_DEFAULTS) {
+  /** `metrics` counts the lookups (get_health, /metrics). */
+  constructor(
+    opts: WindowCacheOptions = WINDOW_CACHE_DEFAULTS,
+    private readonly metrics?: Pick<Metrics, 'cacheLookup'>,
+  ) {
     this.lru =
       opts.maxBytes > 0
         ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs })
@@ -53,8 +57,13 @@ export class WindowCache {
     if (!this.lru) return undefined;
     const w = this.lru.get(key);
     const hit = w !== undefined && (w.exhausted || w.size >= size);
-    recordCacheLookup(hit);
+    this.metrics?.cacheLookup(hit);
     return hit ? w : undefined;
+  }
+
+  /** A page cut from a window found without get() (Searcher.filePage peeks first). */
+  countHit(): void {
+    this.metrics?.cacheLookup(true);
   }
 
   /** Whatever window is cached for the key, however large. */

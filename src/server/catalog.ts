@@ -3,7 +3,7 @@
  * JSON Schema already converted, and each tool's strict argument parser. No session and no HTTP
  * request converts a schema again.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { advertisedOutput, READ_ONLY_ANNOTATIONS, type AnyTool } from '../tools/define.js';
 

@@ -1,21 +1,21 @@
 /**
  * One tool call, from arguments to result, the same for every transport: find the tool, check
  * the arguments, wait for a turn (admission), run it under one deadline, and turn the outcome
- * into the contract's result. Built once per process, so admission is shared by every session.
+ * into the contract's result. Built once per runtime, so admission is shared by every session.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { withDeadline } from '../deadline.js';
 import { invalidArgument, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { localAnswer, localError } from '../local/answers.js';
-import { localStatus } from '../local/status.js';
+import { describeRepo, type SupervisorStatus } from '../local/status.js';
+import type { Metrics } from '../metrics.js';
 import { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 import { errorResult, successResult, validationError, type ToolContext } from '../tools/define.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
 import type { ToolCatalog } from './catalog.js';
-import { recordToolCall, trackInFlight } from '../metrics.js';
 
 /** Tools that stay callable when the server is at its limit: the one to call when others fail. */
 const UNQUEUED = new Set(['get_health']);
@@ -23,11 +23,17 @@ const UNQUEUED = new Set(['get_health']);
 /** Arrays and object members in one call's arguments; real calls have a few dozen. */
 export const MAX_ARGUMENT_ELEMENTS = 1_000;
 
+/** A call still running this long tells a client that asked for progress that it is. */
+const PROGRESS_EVERY_MS = 1000;
+
 export interface DispatcherOptions {
   catalog: ToolCatalog;
   zoekt: ZoektFleet;
   searcher: Searcher;
   log: Logger;
+  metrics: Metrics;
+  /** The local serve command's view of the index, when it runs one. */
+  local?: (() => SupervisorStatus | undefined) | undefined;
   admission: Admission;
   /** The deadline of one call, from its arrival to its reply. */
   timeoutMs: number;
@@ -35,7 +41,19 @@ export interface DispatcherOptions {
   maxOutputChars: number;
 }
 
-let nextCallId = 0;
+/** What the protocol layer knows of one call beyond its name and arguments. */
+export interface CallOptions {
+  /** The client went away or cancelled. */
+  signal: AbortSignal;
+  /** When the request carrying the call came in (its body read since counts against the deadline). */
+  arrived?: number;
+  /** Set when the client asked for progress (a progressToken): told every second while the call runs. */
+  progress?: (progress: number, message: string) => void;
+  /** Set when the client asked for log messages: told how the call ended. */
+  notify?: (level: 'info' | 'warning', data: Record<string, unknown>) => void;
+  /** The W3C trace context the client sent (`_meta.traceparent`), for the server's log line. */
+  traceparent?: string;
+}
 
 /**
  * Why work still running when its call has ended is stopped. Made once: abort() without a reason
@@ -44,6 +62,8 @@ let nextCallId = 0;
 const CALL_ENDED = new DOMException('the call has ended', 'AbortError');
 
 export class Dispatcher {
+  private nextCallId = 0;
+
   constructor(private readonly o: DispatcherOptions) {}
 
   /** The tools it calls, as tools/list shows them. */
@@ -51,30 +71,33 @@ export class Dispatcher {
     return this.o.catalog;
   }
 
-  /** `arrived`: when the request carrying the call came in (its body read since counts against the deadline). */
-  async call(name: unknown, args: unknown, clientSignal: AbortSignal, arrived = Date.now()): Promise<CallToolResult> {
-    const callId = ++nextCallId;
-    const leave = trackInFlight();
+  async call(name: unknown, args: unknown, options: CallOptions): Promise<CallToolResult> {
+    const arrived = options.arrived ?? Date.now();
+    const callId = ++this.nextCallId;
+    const leave = this.o.metrics.trackInFlight();
     const tool = typeof name === 'string' ? this.o.catalog.byName.get(name) : undefined;
     const toolName = (typeof name === 'string' ? name : String(name)).slice(0, 100);
     const timer = new AbortController();
     const deadline = arrived + this.o.timeoutMs;
     const timeout = setTimeout(() => timer.abort(), Math.max(0, deadline - Date.now()));
-    const signal = AbortSignal.any([clientSignal, timer.signal]);
+    const signal = AbortSignal.any([options.signal, timer.signal]);
+    const status = this.o.local?.();
+    const stopProgress = options.progress ? this.reportProgress(toolName, arrived, options.progress) : undefined;
+    const trace = options.traceparent ? { traceparent: options.traceparent } : {};
     let release: (() => void) | undefined;
     try {
       if (!tool) throw this.unknownTool(name);
       const input = this.parse(tool.name, tool.input, args);
       if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
-      const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal };
+      const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
       // Measured as it goes out: with what the local serve command adds after the tool.
       const completed = (out: unknown) => {
         const copy = structuredClone(out) as Record<string, unknown>;
-        const note = localAnswer(tool.name, input, copy).note;
+        const note = localAnswer(status, tool.name, input, copy).note;
         return { copy, text: `${tool.render(copy, input)}${note ? `\n${note}` : ''}` };
       };
-      const budget = localStatus()
+      const budget = status
         ? { maxChars, render: (out: unknown) => completed(out).text, structured: (out: unknown) => completed(out).copy }
         : { maxChars, render: (out: unknown) => tool.render(out, input) };
       const work = withDeadline(deadline, () => tool.handler(input, ctx, budget));
@@ -82,28 +105,47 @@ export class Dispatcher {
       const held = release;
       release = undefined;
       if (held) work.then(held, held);
-      const out = await untilAborted(work, signal, () => this.timedOut(tool.name, arrived, clientSignal));
-      const local = localAnswer(tool.name, input, out);
+      const out = await untilAborted(work, signal, () => this.timedOut(tool.name, arrived, options.signal));
+      const local = localAnswer(status, tool.name, input, out);
       if (local.error) throw local.error;
       const text = tool.render(out, input);
       const ms = Date.now() - arrived;
-      this.o.log.info('tool call', { tool: tool.name, callId, ms });
-      recordToolCall(tool.name, ms, 'ok');
+      this.o.log.info('tool call', { tool: tool.name, callId, ms, ...trace });
+      this.o.metrics.recordToolCall(tool.name, ms, 'ok');
+      const partial = (out as { partial?: { reason: string } }).partial;
+      options.notify?.(partial ? 'warning' : 'info', { tool: tool.name, ms, ...(partial ? { partial: partial.reason } : {}) });
       return successResult(out, local.note ? `${text}\n${local.note}` : text);
     } catch (err) {
-      const result = errorResult((tool && localError(tool.name, args, err)) ?? err);
+      const result = errorResult((tool && localError(status, tool.name, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
       const ms = Date.now() - arrived;
-      this.o.log.warn('tool error', { tool: toolName, callId, ms, code: error.code, message: error.message });
+      this.o.log.warn('tool error', { tool: toolName, callId, ms, code: error.code, message: error.message, ...trace });
       // A name that is no tool is counted under one label: callers choose names, and labels are kept forever.
-      recordToolCall(tool?.name ?? '(unknown)', ms, error.code);
+      this.o.metrics.recordToolCall(tool?.name ?? '(unknown)', ms, error.code);
+      options.notify?.('warning', { tool: toolName, ms, error: error.code });
       return result;
     } finally {
+      stopProgress?.();
       leave();
       release?.();
       clearTimeout(timeout);
       timer.abort(CALL_ENDED);
     }
+  }
+
+  /**
+   * Tells the client, every second, that a long call is still running, and what the local index
+   * is doing when a repository is being indexed (a search then waits for it). Returns the stop.
+   */
+  private reportProgress(tool: string, arrived: number, progress: NonNullable<CallOptions['progress']>): () => void {
+    let beats = 0;
+    const timer = setInterval(() => {
+      const indexing = this.o.local?.()?.repos.filter((r) => r.state === 'indexing') ?? [];
+      const s = Math.round((Date.now() - arrived) / 1000);
+      progress(++beats, `${tool}: still working after ${s} s${indexing.length ? `; ${indexing.map(describeRepo).join('; ')}` : ''}`);
+    }, PROGRESS_EVERY_MS);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   private parse(toolName: string, schema: Parameters<typeof validationError>[1], args: unknown): unknown {

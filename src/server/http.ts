@@ -1,30 +1,34 @@
 /**
- * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless: every POST is answered with
- * JSON on its own (src/server/mcp-post.ts), so any replica can serve any request and a cursor
- * from one replica is resumed by another. The legacy SSE transport (GET /sse, POST /messages)
- * keeps sessions in this process. /healthz and /readyz are probes for orchestrators; /metrics is
- * for Prometheus, behind the bearer token when one is set.
+ * MCP over HTTP with node:http. Streamable HTTP at /mcp is stateless and serves both protocol
+ * eras through the SDK's handler (2026-07-28 requests by their `_meta` envelope, 2025 ones by
+ * the stateless legacy leg), so any replica can serve any request and a cursor from one replica
+ * is resumed by another. The legacy SSE transport (GET /sse, POST /messages) keeps sessions in
+ * this process. /healthz and /readyz are probes for orchestrators; /metrics is for Prometheus,
+ * behind the bearer token when one is set.
  *
- * Every request passes, in order: connection cap on the MCP paths (503), path (404), Host on the
- * MCP paths (403), Origin (403), method (405), bearer token on the MCP paths (401), shutdown (503),
- * on /mcp Accept (406) and Content-Type (415), body size (413), JSON-RPC shape. Slow clients are cut off by the timeouts of
- * src/server/connections.ts (408).
+ * The SDK's handler checks the protocol (versions, headers against the body, methods of each
+ * era) and validates nothing else; every request passes here first, in order: connection cap on
+ * the MCP paths (503), path (404), Host on the MCP paths (403), Origin (403), method (405), bearer
+ * token on the MCP paths (401), shutdown (503), on /mcp Content-Type (415), body size (413),
+ * JSON-RPC shape. Slow clients are cut off by the timeouts of src/server/connections.ts (408).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpConfig } from '../config.js';
 import { VERSION } from '../version.js';
-import { asFleet, combineReadiness } from '../zoekt/fleet.js';
+import { combineReadiness } from '../zoekt/fleet.js';
 import { bearerChecker } from './auth.js';
-import type { ServerDeps } from './build.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { hostAllowed } from './hosts.js';
 import { HttpError, readBody, sendError, sendJson } from './http-io.js';
 import { checkJsonRpcBody, JsonRpcBodyError, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
-import { mcpHeadersOk, mcpPostHandler } from './mcp-post.js';
 import { originAllowed } from './origins.js';
 import { SseSessions } from './sse.js';
-import { enablePrometheus } from '../metrics.js';
+import { classifyInboundRequest, createMcpHandler, isJsonContentType } from '@modelcontextprotocol/server';
+import { acceptOk, legacyPostHandler } from './mcp-post.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Runtime } from '../runtime.js';
+import { ARRIVED_HEADER, serverFactory } from './factory.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
@@ -48,15 +52,15 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
-const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 
-export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<HttpServer> {
-  const { log } = deps;
-  const fleet = asFleet(deps.zoekt);
+export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<HttpServer> {
+  const { log, fleet } = runtime;
   const started = Date.now();
   const checkToken = config.authToken === undefined ? undefined : bearerChecker(config.authToken);
-  const sse = new SseSessions(deps, '/messages');
+  const factory = serverFactory(runtime);
+  const sse = new SseSessions(factory, log, '/messages');
   /** Responses not finished yet, SSE streams left out: what shutdown waits for. */
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -65,16 +69,37 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
   /** The body of an MCP POST: one JSON-RPC message or a bounded batch, or a JSON-RPC error. */
   const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody> => checkJsonRpcBody(parseJsonRpcText(await readBody(req)), config.maxBatch);
 
-  const answerPost = mcpPostHandler(deps);
+  // 2026-07-28 requests (and whatever the SDK must refuse) go to its handler; 2025 ones to the
+  // JSON answers of mcp-post.ts (why: see there).
+  const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject', onerror: (err) => log.debug('mcp request refused', { reason: err.message }) }));
+  const legacy = legacyPostHandler(runtime);
   const streamable: Handler = async (req, res) => {
-    // The headers first, as the SDK transport checks them: a refused request's body is not read.
+    // The headers first: a refused request's body is not read.
     const arrived = Date.now();
-    if (!mcpHeadersOk(req, res)) return;
+    if (!acceptOk(req, res)) return;
+    if (!isJsonContentType(req.headers['content-type'])) {
+      sendJson(res, 415, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' } });
+      return;
+    }
     const { messages, batch } = await readJsonRpc(req);
-    await answerPost(req, res, messages, batch, arrived);
+    const body = batch ? messages : messages[0];
+    const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      body,
+      ...optional('protocolVersionHeader', header('mcp-protocol-version')),
+      ...optional('mcpMethodHeader', header('mcp-method')),
+      ...optional('mcpNameHeader', header('mcp-name')),
+    });
+    if (route.kind === 'legacy') {
+      await legacy(req, res, messages, batch, arrived);
+      return;
+    }
+    req.headers[ARRIVED_HEADER] = String(arrived);
+    await modern(req, res, body);
   };
 
-  const metrics = await enablePrometheus();
+  const metrics = await runtime.metrics.enablePrometheus();
   const routes = new Map<string, Route>([
     [
       '/metrics',
@@ -257,18 +282,24 @@ export async function serveHttp(config: HttpConfig, deps: ServerDeps): Promise<H
       log.info('shutting down: no new connections, waiting for in-flight calls', {
         in_flight: inFlight.size,
         sse_sessions: sse.size,
-        sse_pending: sse.pending,
+        calls_in_flight: runtime.metrics.callsInFlight(),
         timeout_ms: config.shutdownTimeoutMs,
       });
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      const drained = await until(() => inFlight.size === 0 && sse.pending === 0, config.shutdownTimeoutMs);
-      if (!drained) log.warn('shutdown timeout reached: abandoning in-flight calls', { in_flight: inFlight.size, sse_pending: sse.pending });
+      // Calls of SSE sessions answer on their streams: counted by the runtime, not as responses.
+      const drained = await until(() => inFlight.size === 0 && runtime.metrics.callsInFlight() === 0, config.shutdownTimeoutMs);
+      if (!drained) log.warn('shutdown timeout reached: abandoning in-flight calls', { in_flight: inFlight.size, calls_in_flight: runtime.metrics.callsInFlight() });
       await sse.closeAll();
       server.closeAllConnections();
       log.info('stopped');
     })());
 
   return { url, address, shutdown };
+}
+
+/** `{ [key]: value }`, or nothing when the value is absent (optional properties take no undefined). */
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

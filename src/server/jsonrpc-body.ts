@@ -6,7 +6,7 @@
  * those gets a JSON-RPC error that says what was wrong, and a batch is bounded so that one HTTP
  * request cannot carry more work than a few calls.
  */
-import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, isSpecType, ProtocolErrorCode as ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** An answer to a body that is not a JSON-RPC message or batch: HTTP 400 with a JSON-RPC error. */
 export class JsonRpcBodyError extends Error {
@@ -50,9 +50,8 @@ export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
   const ids = new Set<string | number>();
   items.forEach((item, i) => {
     const where = batch ? `message ${i} of the batch` : 'the body';
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
-    const message = parsed.data;
+    if (!isSpecType.JSONRPCMessage(item)) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
+    const message = item;
     if (isJSONRPCRequest(message)) {
       if (ids.has(message.id)) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
       ids.add(message.id);

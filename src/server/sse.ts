@@ -1,41 +1,26 @@
 /**
- * The legacy HTTP+SSE transport: `GET /sse` opens a stream and names a `POST /messages?sessionId=…`
- * endpoint; answers come back on the stream. A session lives in this process only, so a load
- * balancer has to keep a client on one replica (Streamable HTTP at /mcp has no such need).
+ * The legacy HTTP+SSE transport (deprecated by MCP since 2025-03-26, kept for old remote
+ * agents): `GET /sse` opens a stream and names a `POST /messages?sessionId=…` endpoint; answers
+ * come back on the stream. A session lives in this process only, so a load balancer has to keep
+ * a client on one replica (Streamable HTTP at /mcp has no such need). Each stream is served by a
+ * 2025-era Server from the runtime's factory.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { connectServer, type ServerDeps } from './build.js';
+import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
+import type { Logger } from '../log.js';
+import type { ServerFactory } from './factory.js';
 import { HttpError } from './http-io.js';
 import type { CheckedBody } from './jsonrpc-body.js';
 
 /** Proxies and load balancers drop idle streams; an SSE comment every so often keeps one open. */
 const KEEP_ALIVE_MS = 15_000;
 
-/** Counts the requests a session has received and not yet answered, so shutdown can wait for them. */
-class TrackedTransport extends SSEServerTransport {
-  readonly pending = new Set<RequestId>();
-
-  override async handleMessage(message: unknown, extra?: MessageExtraInfo): Promise<void> {
-    if (isJSONRPCRequest(message)) this.pending.add(message.id);
-    await super.handleMessage(message, extra);
-  }
-
-  override async send(message: JSONRPCMessage): Promise<void> {
-    try {
-      await super.send(message);
-    } finally {
-      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.pending.delete(message.id as RequestId);
-    }
-  }
-}
-
 export class SseSessions {
-  private readonly sessions = new Map<string, TrackedTransport>();
+  private readonly sessions = new Map<string, SSEServerTransport>();
 
   constructor(
-    private readonly deps: ServerDeps,
+    private readonly factory: ServerFactory,
+    private readonly log: Logger,
     private readonly messagesPath: string,
   ) {}
 
@@ -43,51 +28,38 @@ export class SseSessions {
     return this.sessions.size;
   }
 
-  /** Requests received over any session and not answered yet. */
-  get pending(): number {
-    let n = 0;
-    for (const t of this.sessions.values()) n += t.pending.size;
-    return n;
-  }
-
   /** Opens a stream on `res`; it stays open until the client goes or the server shuts down. */
   async open(res: ServerResponse): Promise<string> {
-    const transport = new TrackedTransport(this.messagesPath, res);
+    const transport = new SSEServerTransport(this.messagesPath, res);
     const id = transport.sessionId;
-    let closed = false;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     keepAlive.unref();
-    // Set before connect(), which chains the server's own clean-up after this one.
+    this.sessions.set(id, transport);
+    const server = this.factory({ era: 'legacy' });
+    // Set after connect(), which installs the server's own clean-up first.
+    await server.connect(transport);
+    const serverClose = transport.onclose;
     transport.onclose = () => {
-      if (closed) return;
-      closed = true;
       clearInterval(keepAlive);
       this.sessions.delete(id);
+      serverClose?.();
     };
-    this.sessions.set(id, transport);
-    await connectServer(this.deps, transport);
-    this.deps.log.debug('sse session opened', { session: id, sessions: this.sessions.size });
-    res.on('close', () => this.deps.log.debug('sse session closed', { session: id, sessions: this.sessions.size }));
+    this.log.debug('sse session opened', { session: id, sessions: this.sessions.size });
+    res.on('close', () => this.log.debug('sse session closed', { session: id, sessions: this.sessions.size }));
     return id;
   }
 
-  /** Hands one POSTed message to its session; the answer goes out on that session's stream. */
+  /** Hands one POSTed message, or each of a batch, to its session; the answers go out on its stream. */
   async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: CheckedBody): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'BAD_REQUEST', 'POST /messages needs the ?sessionId=… that GET /sse announced');
     const transport = this.sessions.get(sessionId);
     if (!transport) {
       throw new HttpError(404, 'SESSION_NOT_FOUND', `no SSE session ${sessionId} here: it ended, or it lives on another replica (SSE sessions need sticky routing; prefer /mcp)`);
     }
-    if (!body.batch) {
-      await transport.handlePostMessage(req, res, body.messages[0]);
-      return;
-    }
-    // The SDK's SSE transport takes one message per POST; a batch is handed over one by one, and
-    // every answer goes out on the stream as usual.
     if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
       throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'POST /messages takes Content-Type: application/json');
     }
-    for (const message of body.messages) await transport.handleMessage(message, { requestInfo: { headers: req.headers } });
+    for (const message of body.messages) await transport.handleMessage(message);
     res.writeHead(202).end('Accepted');
   }
 

@@ -1,14 +1,15 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { connectServer, type ServerDeps } from './build.js';
+import { serveStdio as serveOnStdio } from '@modelcontextprotocol/server/stdio';
+import type { Runtime } from '../runtime.js';
+import { serverFactory } from './factory.js';
 
-/** Serves one MCP session over stdin/stdout until the client closes stdin. */
-export async function serveStdio(deps: ServerDeps): Promise<{ closed: Promise<void> }> {
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
-  await connectServer(deps, transport);
-  deps.log.info('serving MCP over stdio', { zoekt: deps.zoekt.url });
+/**
+ * Serves MCP over stdin/stdout until the client closes stdin. The client's opening message picks
+ * the era: `initialize` for the 2025 revisions, `server/discover` or a request with the
+ * 2026-07-28 `_meta` envelope for the current one.
+ */
+export function serveStdio(runtime: Runtime): { closed: Promise<void> } {
+  const closed = new Promise<void>((resolve) => process.stdin.once('end', () => resolve()));
+  serveOnStdio(serverFactory(runtime), { onerror: (err) => runtime.log.debug('stdio', { error: err.message }) });
+  runtime.log.info('serving MCP over stdio', { zoekt: runtime.fleet.url });
   return { closed };
 }

@@ -3,7 +3,7 @@
  * result: structuredContent plus a compact text block on success; isError, `CODE: message`,
  * a hint line and a structured error on failure.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { asToolError, ERROR_CODES, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -11,6 +11,8 @@ import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 import type { Budget } from '../search/budget.js';
+import type { Metrics } from '../metrics.js';
+import type { SupervisorStatus } from '../local/status.js';
 
 export interface ToolContext {
   zoekt: ZoektFleet;
@@ -18,6 +20,10 @@ export interface ToolContext {
   searcher: Searcher;
   log: Logger;
   signal: AbortSignal;
+  /** This server's figures (get_health reads them). */
+  metrics: Metrics;
+  /** The local serve command's view of the index, when it runs one. */
+  local?: (() => SupervisorStatus | undefined) | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
@@ -55,16 +61,18 @@ export const ErrorShape = z.object({
 });
 
 /**
- * The output schema in few words: each field with its type, and the fields of the items a page
- * always lists (its required arrays); no prose, no bounds, nothing deeper (the results show it).
- * Still true of every output, so clients that validate structuredContent against it keep passing.
+ * The output schema in few words: each field with its type, and the fields every item of a
+ * page's lists has (its required arrays) with theirs; no prose, no bounds, nothing deeper (the
+ * results show it). Still true of every output, so clients that validate structuredContent
+ * against it keep passing.
  */
 function leanOutput(field: Record<string, unknown>, listed: boolean): Record<string, unknown> {
   const lean: Record<string, unknown> = { type: field.type, ...(field.enum ? { enum: field.enum } : {}) };
-  const items = field.items as { type?: unknown; properties?: Record<string, unknown> } | undefined;
+  const items = field.items as { type?: unknown; properties?: Record<string, { type?: unknown }>; required?: string[] } | undefined;
   if (listed && field.type === 'array' && items?.type === 'object' && items.properties) {
-    // Names only: each item's values show their types.
-    lean.items = { type: 'object', properties: Object.fromEntries(Object.keys(items.properties).map((k) => [k, {}])) };
+    // The fields every item has, with their types; the optional ones show in the results.
+    const always = Object.entries(items.properties).filter(([k, v]) => items.required?.includes(k) && v.type !== undefined);
+    lean.items = { type: 'object', properties: Object.fromEntries(always.map(([k, v]) => [k, { type: v.type }])) };
   }
   return lean;
 }

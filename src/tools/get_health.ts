@@ -3,7 +3,7 @@ import { describeLanguage, withoutSymbols } from '../search/coverage.js';
 import { describeReasons } from '../search/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from '../local/answers.js';
-import { describeRepo } from '../local/status.js';
+import { describeRepo, type SupervisorStatus } from '../local/status.js';
 import { defineTool } from './define.js';
 import { toolInput } from './shared.js';
 import { fitToBudget, halve, truncatedField, truncatedLine, type Budget, type Truncated } from '../search/budget.js';
@@ -40,8 +40,8 @@ const output = HealthOutput.extend({
 type Output = z.output<typeof output>;
 
 /** Adds the local supervisor's view, when there is one: indexing progress makes the status degraded. */
-function withIndexing(out: HealthOutput): Output {
-  const indexing = localIndexing();
+function withIndexing(out: HealthOutput, status: SupervisorStatus | undefined): Output {
+  const indexing = localIndexing(status);
   if (!indexing) return out;
   const res: Output = { ...out, indexing };
   const waiting = indexing.repos.filter((r) => !r.has_index || r.state === 'error');
@@ -112,12 +112,12 @@ export const getHealthTool = defineTool({
   name: GET_HEALTH,
   title: 'Backend health',
   description: [
-    'Zoekt up and ready; index stats and symbol coverage; per-tool latency and cache hit rate. Call it when searches fail or come back empty.',
+    'Zoekt up and ready; index stats, symbol coverage, files not indexed; per-tool latency. Call it when searches fail or come back empty.',
     'Example:',
     '- {}',
   ].join('\n'),
   input,
   output,
-  handler: async (_args, ctx, budget) => fitHealth(withIndexing(await getHealth(ctx.searcher)), budget),
+  handler: async (_args, ctx, budget) => fitHealth(withIndexing(await getHealth(ctx.searcher, ctx.metrics), ctx.local?.()), budget),
   render: (out) => renderHealth(out),
 });

@@ -36,7 +36,7 @@ export const listReposTool = defineTool({
   name: LIST_REPOS,
   title: 'List repositories',
   description: [
-    'Indexed repos: names (for repos and get_file), branches, index time and age, sizes, and per language the files with symbols and the parser (tree-sitter or universal-ctags).',
+    'Indexed repos: names (for repos and get_file), branches, index time, sizes, files not indexed, and per language the files with symbols and their parser.',
     'Examples:',
     '- {}',
     '- {"filter": "github.com/acme/*"}',

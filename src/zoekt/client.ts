@@ -28,7 +28,7 @@ import {
   type SearchOptionsWire,
   type SearchResult,
 } from './wire.js';
-import { recordZoektRequest } from '../metrics.js';
+import type { Metrics } from '../metrics.js';
 
 export interface ZoektClientOptions {
   /** Base URL of zoekt-webserver, e.g. http://127.0.0.1:6070 */
@@ -42,6 +42,8 @@ export interface ZoektClientOptions {
   onRequest?: (event: { path: string; phase: 'start' | 'end'; query?: string }) => void;
   /** The match budget of every search (default MATCH_LIMITS). */
   matchLimits?: MatchLimits;
+  /** Counts each request's latency (/metrics). */
+  metrics?: Pick<Metrics, 'zoektRequest'>;
 }
 
 export interface SearchRequest {
@@ -112,8 +114,10 @@ export class ZoektClient {
   private readonly connectTimeoutMs: number;
   private readonly onRequest: ZoektClientOptions['onRequest'];
   private readonly matchLimits: MatchLimits;
+  private readonly metrics: ZoektClientOptions['metrics'];
 
   constructor(opts: ZoektClientOptions) {
+    this.metrics = opts.metrics;
     this.onRequest = opts.onRequest;
     this.matchLimits = opts.matchLimits ?? MATCH_LIMITS;
     this.base = new URL(opts.url.endsWith('/') ? opts.url : `${opts.url}/`);
@@ -237,7 +241,7 @@ export class ZoektClient {
     } catch (err) {
       throw this.transportError(err, path);
     } finally {
-      recordZoektRequest(this.url, path, performance.now() - started);
+      this.metrics?.zoektRequest(this.url, path, performance.now() - started);
     }
   }
 
@@ -315,7 +319,7 @@ export class ZoektClient {
       if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
       throw new AbortError(te);
     } finally {
-      recordZoektRequest(this.url, path, performance.now() - started);
+      this.metrics?.zoektRequest(this.url, path, performance.now() - started);
       this.onRequest?.({ path, phase: 'end', ...(typeof query === 'string' ? { query } : {}) });
     }
     if (status === 200) {

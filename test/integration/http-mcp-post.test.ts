@@ -158,7 +158,7 @@ describe('headers, checked as the SDK transport checks them', () => {
 
   it('refuses an Mcp-Protocol-Version it does not speak (400) and takes the ones it does', async () => {
     const res = await post(ping, { ...MCP_HEADERS, 'mcp-protocol-version': '1999-01-01' });
-    expectRefusal(res, 400, -32000, new RegExp(`^Bad Request: Unsupported protocol version: 1999-01-01 \\(supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}\\)$`));
+    expectRefusal(res, 400, -32000, new RegExp(`^Bad Request: Unsupported protocol version: 1999-01-01 \\(supported versions: 2026-07-28, ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}\\)$`));
     for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
       expect(answerOf(await post(ping, { ...MCP_HEADERS, 'mcp-protocol-version': version })).result).toEqual({});
     }

@@ -33,7 +33,7 @@ async function setUp(env: Record<string, string> = {}): Promise<{ zoekt: Gate; a
 
 describe.each([
   ['SIGTERM', 'Streamable HTTP', connectStreamable, { in_flight: 1 }],
-  ['SIGTERM', 'SSE', connectSse, { sse_sessions: 1, sse_pending: 1 }],
+  ['SIGTERM', 'SSE', connectSse, { sse_sessions: 1, calls_in_flight: 1 }],
   ['SIGINT', 'Streamable HTTP', connectStreamable, { in_flight: 1 }],
 ] as const)('%s over %s', (signal, _name, connect, counts) => {
   it('stops taking connections, finishes the call in flight with its result, then exits 0', async () => {

@@ -147,6 +147,9 @@ describe('the window cache', () => {
         },
       },
       cache,
+      undefined,
+      // Warm and cold servers sign alike, as replicas given one --cursor-secret do.
+      'pagination-test-secret-0123456789abcdef',
     );
     return { conn, counter };
   }

@@ -1,11 +1,12 @@
-/** Real MCP clients for the tests: the SDK's Client over stdio (spawning the built CLI) or in-process. */
+/** Real MCP clients for the tests: the 2025-era SDK's Client over stdio (spawning the built CLI) or in-process. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
-import { connectServer } from '../../src/server/build.js';
+import { createRuntime } from '../../src/runtime.js';
+import { serverFactory } from '../../src/server/factory.js';
 import type { WindowCache } from '../../src/search/window-cache.js';
 import type { WalkLimits } from '../../src/search/searcher.js';
 import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
@@ -40,10 +41,15 @@ export async function connectInProcess(
   zoekt: Partial<ZoektClientOptions> & { url: string },
   cache?: WindowCache,
   walkLimits?: WalkLimits,
+  /** Servers given the same secret resume each other's cursors, as replicas do. */
+  cursorSecret?: string,
 ): Promise<Connected & { zoekt: ZoektClient }> {
   const client = new ZoektClient({ timeoutMs: 10_000, ...zoekt });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const server = await connectServer({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}), ...(walkLimits ? { walkLimits } : {}) }, serverTransport);
+  const runtime = createRuntime({ zoekt: client, log: silentLogger, ...(cache ? { cache } : {}), ...(walkLimits ? { walkLimits } : {}), ...(cursorSecret ? { cursorSecret } : {}) });
+  // A 2025-era session, as a hand-wired transport serves (the SDK's serving entries pick the era).
+  const server = serverFactory(runtime)({ era: 'legacy' });
+  await server.connect(serverTransport);
   const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
   await mcp.connect(clientTransport);
   return {

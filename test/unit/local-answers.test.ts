@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { localAnswer } from '../../src/local/answers.js';
-import { setLocalStatusSource, type RepoStatus, type SupervisorStatus } from '../../src/local/status.js';
+import type { RepoStatus, SupervisorStatus } from '../../src/local/status.js';
 
 const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
 const ready: RepoStatus = { name: 'acme/a', dir: '/src/a', kind: 'git', state: 'ready', has_index: true, indexed_at: hourAgo };
@@ -14,26 +14,23 @@ const indexing: RepoStatus = {
 };
 const failing: RepoStatus = { name: 'acme/c', dir: '/src/c', kind: 'dir', state: 'error', has_index: false, error: 'permission denied' };
 
-function serving(repos: RepoStatus[]): void {
-  const s: SupervisorStatus = { pid: 1, zoekt_url: 'http://127.0.0.1:1', started_at: hourAgo, leases: 1, pass: 1, list: 'repos', list_errors: [], repos };
-  setLocalStatusSource(() => s);
+function serving(repos: RepoStatus[]): SupervisorStatus {
+  return { pid: 1, zoekt_url: 'http://127.0.0.1:1', started_at: hourAgo, leases: 1, pass: 1, list: 'repos', list_errors: [], repos };
 }
-
-afterEach(() => setLocalStatusSource(() => undefined));
 
 const hit = (repo: string) => ({ repo, path: 'x.go', language: 'Go', score: 1, matches: [], omitted_matches: 0 });
 
 describe('answers under the local serve command', () => {
   it('are left alone elsewhere', () => {
     const out = { results: [hit('acme/a')], stats: { complete: true } };
-    expect(localAnswer('search_code', {}, out)).toEqual({});
+    expect(localAnswer(undefined, 'search_code', {}, out)).toEqual({});
     expect(out).toEqual({ results: [hit('acme/a')], stats: { complete: true } });
   });
 
   it('say how old the index of each repository shown is, and which are still being indexed', () => {
-    serving([ready, indexing]);
+    const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { files: 1, complete: true } };
-    const { note, error } = localAnswer('search_code', {}, out);
+    const { note, error } = localAnswer(status, 'search_code', {}, out);
     expect(error).toBeUndefined();
     expect(out.index_age).toEqual([
       { repo: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), state: 'current' },
@@ -49,9 +46,9 @@ describe('answers under the local serve command', () => {
   });
 
   it("add to Zoekt's own partial note rather than replace it, and tell a failed repository from one still coming", () => {
-    serving([ready, failing]);
+    const status = serving([ready, failing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: false }, partial: { reason: 'Zoekt hit its time limit', hint: 'Narrow it.' } };
-    localAnswer('search_code', {}, out);
+    localAnswer(status, 'search_code', {}, out);
     expect(out.partial).toEqual({
       reason: expect.stringMatching(/^Zoekt hit its time limit; a repository this call covers is not indexed yet.*acme\/c: indexing failed: permission denied/),
       hint: expect.stringMatching(/^Narrow it\. Fix the cause named above/),
@@ -59,24 +56,24 @@ describe('answers under the local serve command', () => {
   });
 
   it('leave a call alone that covers only indexed repositories', () => {
-    serving([ready, indexing]);
+    const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: true } };
-    localAnswer('search_code', { repos: ['acme/a'] }, out);
+    localAnswer(status, 'search_code', { repos: ['acme/a'] }, out);
     expect(out.partial).toBeUndefined();
     expect(out.stats).toEqual({ complete: true });
   });
 
   it('turn an empty answer that waits for a repository into a retryable UNAVAILABLE', () => {
-    serving([ready, indexing]);
-    const { error } = localAnswer('search_code', { repos: ['acme/b'] }, { results: [], stats: { complete: true } });
+    const status = serving([ready, indexing]);
+    const { error } = localAnswer(status, 'search_code', { repos: ['acme/b'] }, { results: [], stats: { complete: true } });
     expect(error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
     expect(error!.hint).toMatch(/Retry the same call in about 11 s/);
   });
 
   it("give list_repos each repository's index age and state, and say which listed ones are missing", () => {
-    serving([ready, indexing]);
+    const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { repos: [{ name: 'acme/a', index_time: hourAgo }, { name: 'other', index_time: hourAgo }], totals: {} };
-    localAnswer('list_repos', {}, out);
+    localAnswer(status, 'list_repos', {}, out);
     expect(out.repos).toEqual([
       { name: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), index_state: 'current' },
       { name: 'other', index_time: hourAgo, index_age_s: expect.any(Number) },

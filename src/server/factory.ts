@@ -1,0 +1,117 @@
+/**
+ * The MCP server of a runtime, as the SDK's serving entries take it: a factory that builds a
+ * low-level Server for one serving unit (a stdio connection, one POST to /mcp, one legacy SSE
+ * stream) and one protocol era. Both eras get the same tools: tools/list from the catalog,
+ * tools/call through the dispatcher. Everything costly lives in the runtime; a Server here is a
+ * few handlers over it.
+ */
+import { LOG_LEVEL_META_KEY, Server, TRACEPARENT_META_KEY, type CacheHint, type JSONRPCRequest, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { z } from 'zod';
+import type { Runtime } from '../runtime.js';
+import { VERSION } from '../version.js';
+import type { CallOptions } from './dispatch.js';
+
+export const SERVER_INFO = { name: 'zoekt-mcp', version: VERSION };
+
+export const INSTRUCTIONS = [
+  'zoekt-mcp searches source code indexed by Zoekt.',
+  'Use search_code for text and regex search (Zoekt query syntax), search_symbols for where things are defined,',
+  'search_files to find files by name or path, find_references for the definitions and usages of one identifier,',
+  'get_file to read a file, list_repos for what is indexed, get_health when calls fail.',
+  'Every list result is paginated: pass next_cursor back as cursor with the same arguments.',
+  'Errors carry a code and a hint that says what to do next.',
+].join(' ');
+
+/**
+ * The tool list and what this server offers change only when the server is upgraded, and are the
+ * same for every caller: a client may keep them an hour.
+ */
+const STABLE: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
+
+export type ServerFactory = (ctx: McpRequestContext) => Server;
+
+/** tools/call params as they come: the dispatcher checks them and says what is wrong. */
+const ANY_PARAMS = z.record(z.string(), z.unknown());
+
+/**
+ * A Server that answers a tools/call whose params do not have the protocol's shape (arguments
+ * that are not an object, a name that is not a string) like any other bad call: a tool error with
+ * a code and a hint, not the SDK's bare -32602.
+ */
+class ToolServer extends Server {
+  /** A 2025 client asked for log messages (logging/setLevel) on this connection. */
+  levelSet = false;
+
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method === 'logging/setLevel') {
+      return (request, ctx) => {
+        this.levelSet = true;
+        return wrapped(request, ctx);
+      };
+    }
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => (malformedCall(request) ? handler(request, ctx) : wrapped(request, ctx));
+  }
+}
+
+function malformedCall(request: JSONRPCRequest): boolean {
+  const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (params === undefined || typeof params !== 'object' || params === null || Array.isArray(params)) return true;
+  const args = params.arguments;
+  return typeof params.name !== 'string' || !(args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args)));
+}
+
+/** What the dispatcher needs to know of one tools/call request. */
+function callOptions(server: ToolServer, ctx: ServerContext, arrived: number | undefined): CallOptions {
+  const meta = ctx.mcpReq._meta;
+  const token = meta?.progressToken;
+  const traceparent = meta?.[TRACEPARENT_META_KEY];
+  const options: CallOptions = { signal: ctx.mcpReq.signal, ...(arrived === undefined ? {} : { arrived }) };
+  if (typeof traceparent === 'string') options.traceparent = traceparent.slice(0, 100);
+  if (token !== undefined) {
+    options.progress = (progress, message) => {
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => undefined);
+    };
+  }
+  // Only to a client that asked: a log level in the request's `_meta` (2026-07-28), or
+  // logging/setLevel on this connection (2025); the SDK filters by that level.
+  if (server.levelSet || (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] !== undefined) {
+    options.notify = (level, data) => {
+      void ctx.mcpReq.log(level, data, 'zoekt-mcp').catch(() => undefined);
+    };
+  }
+  return options;
+}
+
+/**
+ * Set by the HTTP layer on each request it hands to the SDK (any value a client sent is
+ * replaced): when the request came in, so a call's deadline counts the time its body took.
+ */
+export const ARRIVED_HEADER = 'x-zoekt-mcp-arrived';
+
+/** The server factory of a runtime. */
+export function serverFactory(runtime: Runtime): ServerFactory {
+  // One validator for every Server (the SDK would build one per instance; no tool elicits).
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  return ({ era, requestInfo }) => {
+    const header = Number(requestInfo?.headers.get(ARRIVED_HEADER));
+    const arrived = Number.isFinite(header) && header > 0 ? header : undefined;
+    const server = new ToolServer(SERVER_INFO, {
+      instructions: INSTRUCTIONS,
+      // Logging is deprecated in 2026-07-28: offered to 2025 clients only.
+      capabilities: era === 'legacy' ? { tools: {}, logging: {} } : { tools: {} },
+      cacheHints: { 'tools/list': STABLE, 'server/discover': STABLE },
+      jsonSchemaValidator,
+    });
+    server.setRequestHandler('tools/list', () => runtime.catalog.list);
+    // Params of any shape reach the dispatcher, which answers a malformed call as a tool error
+    // (the method-keyed form would refuse it first with a bare -32603).
+    server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) => {
+      const p = params as { name?: unknown; arguments?: unknown };
+      return runtime.dispatcher.call(p.name, p.arguments, callOptions(server, ctx, arrived));
+    });
+    return server;
+  };
+}
