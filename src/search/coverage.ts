@@ -102,11 +102,9 @@ const stateOf = (repos: RepoInfo[]) => repos.map((r) => `${r.backend ?? ''}\u000
 
 /** Coverages already read, by what they cover and the state of the index; the oldest are dropped. */
 const KEPT = 500;
-const kept = new WeakMap<Searcher, Map<string, Promise<Coverage>>>();
-
 function memo(searcher: Searcher, key: string, make: () => Promise<Coverage>): Promise<Coverage> {
-  let cache = kept.get(searcher);
-  if (!cache) kept.set(searcher, (cache = new Map()));
+  let cache = searcher.kept.get('coverage') as Map<string, Promise<Coverage>> | undefined;
+  if (!cache) searcher.kept.set('coverage', (cache = new Map()));
   let found = cache.get(key);
   if (!found) {
     found = withDeadline(Date.now() + READ_DEADLINE_MS, make);

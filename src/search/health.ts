@@ -91,10 +91,8 @@ interface Probed {
  * the call to make when others fail), so calls that come while a probe runs share its answer
  * instead of each listing the whole index again.
  */
-const probing = new WeakMap<Searcher, Promise<Probed>>();
-
 function probe(searcher: Searcher): Promise<Probed> {
-  let running = probing.get(searcher);
+  let running = searcher.kept.get('probe') as Promise<Probed> | undefined;
   if (!running) {
     running = withDeadline(probeDeadline(), async () => {
       let listError: string | undefined;
@@ -106,8 +104,8 @@ function probe(searcher: Searcher): Promise<Probed> {
       // deadline that a hung backend is reported as down rather than the call timing out.
       const [each, listed] = await Promise.all([searcher.zoekt.readinessEach(), list]);
       return { each, listed, ...(listError === undefined ? {} : { listError }) };
-    }).finally(() => probing.delete(searcher));
-    probing.set(searcher, running);
+    }).finally(() => searcher.kept.delete('probe'));
+    searcher.kept.set('probe', running);
   }
   return running;
 }

@@ -56,6 +56,11 @@ const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000
 export class Searcher {
   /** Cursors signed with the deployment's secret and bound to this scope. */
   readonly cursors: CursorSigner;
+  /**
+   * Values worked out once for this searcher's index and kept by the modules that make them
+   * (symbol coverage, skipped files, a health probe in flight), each under its own name.
+   */
+  readonly kept = new Map<string, unknown>();
 
   constructor(
     readonly zoekt: ZoektFleet,

@@ -87,12 +87,12 @@ export interface IndexSkipped {
   complete: boolean;
 }
 
-const kept = new WeakMap<Searcher, { state: string; reading: Promise<IndexSkipped> }>();
+type Kept = { state: string; reading: Promise<IndexSkipped> };
 
 /** Every skipped file of the index in scope, counted per repository; read once per state of the index. */
 export function indexSkipped(searcher: Searcher, repos: RepoInfo[], signal?: AbortSignal): Promise<IndexSkipped> {
   const state = repos.map((r) => `${r.backend ?? ''}\u0000${r.name}\u0000${r.indexTime ?? ''}\u0000${r.stats.documents}`).join('\u0001');
-  const known = kept.get(searcher);
+  const known = searcher.kept.get('skipped') as Kept | undefined;
   if (known?.state === state) return known.reading;
   const reading = placeholders(searcher, [], LISTED_MAX, signal).then(({ files, total, listedAll }) => {
     const byRepo = new Map<string, SkippedFile[]>();
@@ -100,10 +100,10 @@ export function indexSkipped(searcher: Searcher, repos: RepoInfo[], signal?: Abo
     const counts = countByReason(files);
     return { total: { ...counts, files: total }, byRepo: new Map([...byRepo].map(([r, fs]) => [r, countByReason(fs)])), complete: listedAll };
   });
-  kept.set(searcher, { state, reading });
+  searcher.kept.set('skipped', { state, reading } satisfies Kept);
   // A failed read is not kept: the next call tries again.
   reading.catch(() => {
-    if (kept.get(searcher)?.reading === reading) kept.delete(searcher);
+    if ((searcher.kept.get('skipped') as Kept | undefined)?.reading === reading) searcher.kept.delete('skipped');
   });
   return reading;
 }

@@ -49,8 +49,8 @@ export interface CallOptions {
   arrived?: number;
   /** Set when the client asked for progress (a progressToken): told every second while the call runs. */
   progress?: (progress: number, message: string) => void;
-  /** Set when the client asked for log messages: told how the call ended. */
-  notify?: (level: 'info' | 'warning', data: Record<string, unknown>) => void;
+  /** Set when the client asked for log messages: told how the call ended (sent before the result). */
+  notify?: (level: 'info' | 'warning', data: Record<string, unknown>) => Promise<void>;
   /** The W3C trace context the client sent (`_meta.traceparent`), for the server's log line. */
   traceparent?: string;
 }
@@ -113,7 +113,7 @@ export class Dispatcher {
       this.o.log.info('tool call', { tool: tool.name, callId, ms, ...trace });
       this.o.metrics.recordToolCall(tool.name, ms, 'ok');
       const partial = (out as { partial?: { reason: string } }).partial;
-      options.notify?.(partial ? 'warning' : 'info', { tool: tool.name, ms, ...(partial ? { partial: partial.reason } : {}) });
+      await options.notify?.(partial ? 'warning' : 'info', { tool: tool.name, ms, ...(partial ? { partial: partial.reason } : {}) });
       return successResult(out, local.note ? `${text}\n${local.note}` : text);
     } catch (err) {
       const result = errorResult((tool && localError(status, tool.name, args, err)) ?? err);
@@ -122,7 +122,7 @@ export class Dispatcher {
       this.o.log.warn('tool error', { tool: toolName, callId, ms, code: error.code, message: error.message, ...trace });
       // A name that is no tool is counted under one label: callers choose names, and labels are kept forever.
       this.o.metrics.recordToolCall(tool?.name ?? '(unknown)', ms, error.code);
-      options.notify?.('warning', { tool: toolName, ms, error: error.code });
+      await options.notify?.('warning', { tool: toolName, ms, error: error.code });
       return result;
     } finally {
       stopProgress?.();

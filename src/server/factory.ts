@@ -75,13 +75,10 @@ function callOptions(server: ToolServer, ctx: ServerContext, arrived: number | u
       void ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, message } }).catch(() => undefined);
     };
   }
-  // Only to a client that asked: a log level in the request's `_meta` (2026-07-28), or
-  // logging/setLevel on this connection (2025); the SDK filters by that level.
-  if (server.levelSet || (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] !== undefined) {
-    options.notify = (level, data) => {
-      void ctx.mcpReq.log(level, data, 'zoekt-mcp').catch(() => undefined);
-    };
-  }
+  // Only to a client that asked: logging/setLevel on this connection (2025), or a log level in
+  // the request's `_meta` (2026-07-28, where setLevel is gone); the SDK filters by that level.
+  const perRequest = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  if (server.levelSet || perRequest !== undefined) options.notify = (level, data) => ctx.mcpReq.log(level, data, 'zoekt-mcp').catch(() => undefined);
   return options;
 }
 
@@ -95,13 +92,14 @@ export const ARRIVED_HEADER = 'x-zoekt-mcp-arrived';
 export function serverFactory(runtime: Runtime): ServerFactory {
   // One validator for every Server (the SDK would build one per instance; no tool elicits).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  return ({ era, requestInfo }) => {
+  return ({ requestInfo }) => {
     const header = Number(requestInfo?.headers.get(ARRIVED_HEADER));
     const arrived = Number.isFinite(header) && header > 0 ? header : undefined;
     const server = new ToolServer(SERVER_INFO, {
       instructions: INSTRUCTIONS,
-      // Logging is deprecated in 2026-07-28: offered to 2025 clients only.
-      capabilities: era === 'legacy' ? { tools: {}, logging: {} } : { tools: {} },
+      // Log messages go only to clients that ask; in 2026-07-28 by a level in each request's
+      // `_meta` (logging/setLevel and ping are not methods there, and the SDK answers -32601).
+      capabilities: { tools: {}, logging: {} },
       cacheHints: { 'tools/list': STABLE, 'server/discover': STABLE },
       jsonSchemaValidator,
     });

@@ -34,13 +34,15 @@ export interface AdapterOptions {
   zoektUrl: string;
   /** The server's entry point; this checkout's dist/cli.js unless given (e.g. an installed package's). */
   cli?: string;
+  /** The Node binary that runs it; the one running the tests unless given. */
+  node?: string;
   args?: string[];
   env?: Record<string, string>;
   port?: number;
 }
 
 export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
-  const child = spawn(process.execPath, [opts.cli ?? CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
+  const child = spawn(opts.node ?? process.execPath, [opts.cli ?? CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ZOEKT_URL: opts.zoektUrl, ZOEKT_MCP_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

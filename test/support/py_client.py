@@ -1,6 +1,6 @@
 """A client written by others for the protocol tests: the Python MCP SDK, in one of its modes.
 
-usage: python py_client.py MODE stdio NODE CLI ZOEKT_URL
+usage: python py_client.py MODE stdio COMMAND ARG ZOEKT_URL   (ARG '-' for none)
        python py_client.py MODE http URL [TOKEN]
 
 MODE is auto, legacy or 2026-07-28. Lists the tools, runs search_code and search_symbols, and a
@@ -19,8 +19,8 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 def server_of(args):
     kind = args[0]
     if kind == "stdio":
-        node, cli, zoekt = args[1], args[2], args[3]
-        return StdioServerParameters(command=node, args=[cli], env={"ZOEKT_URL": zoekt, "ZOEKT_MCP_LOG_LEVEL": "warn", "PATH": "/usr/bin:/bin"})
+        command, arg, zoekt = args[1], args[2], args[3]
+        return StdioServerParameters(command=command, args=[] if arg == "-" else [arg], env={"ZOEKT_URL": zoekt, "ZOEKT_MCP_LOG_LEVEL": "warn", "PATH": "/usr/bin:/bin"})
     url = args[1]
     token = args[2] if len(args) > 2 else None
     if not token:
@@ -45,7 +45,7 @@ async def main():
         out["ttl_ms"] = getattr(tools, "ttl_ms", None)
         out["cache_scope"] = getattr(tools, "cache_scope", None)
         out["search_code"] = result_of(await c.call_tool("search_code", {"query": "MaxRetries", "case_sensitive": "yes", "context_lines": 0}))
-        out["search_symbols"] = result_of(await c.call_tool("search_symbols", {"name": "UserService"}))
+        out["search_symbols"] = result_of(await c.call_tool("search_symbols", {"name": "UserService", "kinds": ["class"], "repos": ["webapp"]}))
         out["bad_regex"] = result_of(await c.call_tool("search_code", {"query": "a(b"}))
     print(json.dumps(out))
 

