@@ -23,7 +23,7 @@ import { TOOLS } from '../../src/tools/index.js';
 import { startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { allIndexed } from '../support/local.js';
 import { call, ok } from '../support/mcp.js';
-import { FIXTURES, freePort, git, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
+import { FIXTURES, freePort, git, PROTOCOL_TOOLS, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 /** The port the client configurations assume Zoekt on; the test's Zoekt runs elsewhere. */
@@ -105,8 +105,17 @@ describe('installed with npm install ./zoekt-mcp-*.tgz', () => {
     expect(version.stdout).toBe(`zoekt-mcp ${pkg.version}\n`);
   });
 
-  it('zoekt-mcp serves MCP over stdio against Zoekt', async () => {
-    const { client } = await connect('zoekt-mcp', [], { ZOEKT_URL: inject('zoektUrl') });
+  it.each([
+    ['20', process.execPath],
+    ['22', PROTOCOL_TOOLS.node[22]],
+    ['24', PROTOCOL_TOOLS.node[24]],
+  ])('zoekt-mcp serves MCP over stdio against Zoekt, run by Node %s', async (major, node) => {
+    // The installed command runs on the first node on the PATH, as in a user's shell.
+    const version = spawnSync('zoekt-mcp', ['--version'], { env: { PATH: [bin, dirname(node), process.env.PATH ?? ''].join(delimiter) }, encoding: 'utf8' });
+    expect(version.stdout).toBe(`zoekt-mcp ${pkg.version}\n`);
+    const which = spawnSync('node', ['--version'], { env: { PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) }, encoding: 'utf8' });
+    expect(which.stdout).toMatch(new RegExp(`^v${major}\\.`));
+    const { client } = await connect('zoekt-mcp', [], { ZOEKT_URL: inject('zoektUrl'), PATH: [bin, dirname(node), process.env.PATH ?? ''].join(delimiter) });
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
