@@ -52,6 +52,16 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
+const MCP_PATHS = new Set(['/mcp', '/sse', '/messages']);
+
+/**
+ * A refusal of the HTTP layer on an MCP path, as a JSON-RPC error (code -32001, in the range
+ * JSON-RPC leaves to servers): its message starts with this server's code, which `data` repeats.
+ */
+function jsonRpcRefusal(err: HttpError): { jsonrpc: '2.0'; id: null; error: { code: number; message: string; data: { code: string } } } {
+  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: `${err.code}: ${err.message}`, data: { code: err.code } } };
+}
+
 const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 
@@ -174,6 +184,10 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
     connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
+    if (!route && path.startsWith('/.well-known/oauth')) {
+      // A client that took the 401's Bearer challenge for OAuth looks for metadata first.
+      throw new HttpError(404, 'NOT_FOUND', `${path}: this server does not use OAuth; it takes one static bearer token: configure the client to send Authorization: Bearer <token>, the token the server was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN)`);
+    }
     if (!route) throw new HttpError(404, 'NOT_FOUND', `no such path: ${path} (MCP is at /mcp, legacy SSE at /sse; probes at /healthz and /readyz, metrics at /metrics)`);
     // Probes answer any Host: an orchestrator asks by the pod's address, and they show no index
     // content. /metrics names backends and tools, so it is checked like the MCP endpoints.
@@ -209,8 +223,11 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
     if ((route.mcp || route.token) && checkToken) {
       const auth = checkToken(req);
       if (!auth.ok) {
-        const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token"';
-        const message = auth.reason === 'missing' ? 'this server needs Authorization: Bearer <token>' : 'the bearer token is not valid';
+        const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token", error_description="not the token this server was given"';
+        const message =
+          auth.reason === 'missing'
+            ? 'this server needs the header Authorization: Bearer <token>, with the token it was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN); set it in the client\'s server entry (README: Serving over HTTP)'
+            : 'the bearer token is not the one this server was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN); check the Authorization header the client sends';
         throw new HttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': challenge });
       }
     }
@@ -243,7 +260,9 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
         return;
       }
       if (err instanceof HttpError) {
-        sendError(res, err);
+        // MCP clients show a JSON-RPC error's message (some show nothing else of a refusal).
+        if (MCP_PATHS.has(url.pathname)) sendJson(res, err.status, jsonRpcRefusal(err), err.headers);
+        else sendError(res, err);
         return;
       }
       if (err instanceof JsonRpcBodyError) {

@@ -5,10 +5,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectStreamable, INITIALIZE, MCP_HEADERS, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
+import { connectStreamable, INITIALIZE, MCP_HEADERS, mcpRefusal, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { CLI } from '../support/mcp.js';
 
-const refusal = { error: { code: 'HOST_NOT_ALLOWED', message: expect.stringContaining('--allowed-hosts') } };
+const refusal = mcpRefusal('HOST_NOT_ALLOWED', '--allowed-hosts');
 
 describe('a loopback server without a token', () => {
   let adapter: Adapter;

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import { grepCorpus } from '../support/fixtures.js';
-import { connectSse, connectStreamable, INITIALIZE, MCP_HEADERS, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
+import { connectSse, connectStreamable, INITIALIZE, MCP_HEADERS, mcpRefusal, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { call, CLI, ok, textOf, type Connected } from '../support/mcp.js';
 import { freePort, REPO_PREFIX, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
@@ -74,13 +74,13 @@ describe('bearer token', () => {
     const missing = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer realm="zoekt-mcp"');
-    expect(missing.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.stringContaining('Authorization: Bearer') } });
+    expect(missing.json()).toEqual(mcpRefusal('UNAUTHORIZED', 'Authorization: Bearer <token>'));
 
     for (const authorization of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(1)}`, `Basic ${TOKEN}`, TOKEN]) {
       const wrong = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization }, body: INITIALIZE });
       expect(wrong.status, authorization).toBe(401);
-      expect(wrong.headers['www-authenticate']).toBe('Bearer realm="zoekt-mcp", error="invalid_token"');
-      expect(wrong.json()).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+      expect(wrong.headers['www-authenticate']).toBe('Bearer realm="zoekt-mcp", error="invalid_token", error_description="not the token this server was given"');
+      expect(wrong.json()).toEqual(mcpRefusal('UNAUTHORIZED', 'not the one this server was given'));
     }
   });
 
@@ -111,7 +111,7 @@ describe('Origin', () => {
     const headers = { ...MCP_HEADERS, ...AUTH, origin: 'http://evil.example' };
     const res = await raw(`${adapter.url}/mcp`, { method: 'POST', headers, body: INITIALIZE });
     expect(res.status).toBe(403);
-    expect(res.json()).toMatchObject({ error: { code: 'ORIGIN_NOT_ALLOWED', message: expect.stringContaining('http://evil.example') } });
+    expect(res.json()).toEqual(mcpRefusal('ORIGIN_NOT_ALLOWED', 'http://evil.example'));
     expect((await raw(`${adapter.url}/sse`, { headers: { ...AUTH, origin: 'http://evil.example' } })).status).toBe(403);
     // A rebinding page that resolved to 127.0.0.1 still sends its own origin.
     expect((await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...headers, origin: 'http://127.0.0.1.evil.example:8080' }, body: INITIALIZE })).status).toBe(403);
@@ -157,7 +157,7 @@ describe('routes and limits', () => {
     for (const path of ['/mcp', '/messages?sessionId=whatever']) {
       const res = await post(path, huge);
       expect(res.status, path).toBe(413);
-      expect(res.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+      expect(res.json()).toEqual(mcpRefusal('PAYLOAD_TOO_LARGE'));
     }
   });
 
@@ -189,7 +189,7 @@ describe('routes and limits', () => {
     expect(nope.json()).toMatchObject({ error: { code: 'NOT_FOUND', message: expect.stringContaining('/nope') } });
     const session = await post('/messages?sessionId=00000000-0000-0000-0000-000000000000', INITIALIZE);
     expect(session.status).toBe(404);
-    expect(session.json()).toMatchObject({ error: { code: 'SESSION_NOT_FOUND' } });
+    expect(session.json()).toEqual(mcpRefusal('SESSION_NOT_FOUND'));
     for (const [method, path] of [
       ['GET', '/mcp'],
       ['DELETE', '/mcp'],
@@ -201,7 +201,8 @@ describe('routes and limits', () => {
       const res = await raw(`${adapter.url}${path}`, { method, headers: AUTH });
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.headers.allow, `${method} ${path}`).toBeDefined();
-      expect(res.json()).toMatchObject({ error: { code: 'METHOD_NOT_ALLOWED' } });
+      // On MCP paths a JSON-RPC error, elsewhere the plain one.
+      expect(res.json(), `${method} ${path}`).toEqual(['/healthz', '/readyz'].includes(path) ? { error: { code: 'METHOD_NOT_ALLOWED', message: expect.any(String) } } : mcpRefusal('METHOD_NOT_ALLOWED'));
     }
   });
 

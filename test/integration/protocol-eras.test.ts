@@ -153,6 +153,20 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
     await sse.close();
   });
 
+  it('a client without the token is told what to send, in the message clients show', async () => {
+    const failure = await python(['auto', 'http', `${locked.url}/mcp`]).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(failure).toMatch(/MCPError: UNAUTHORIZED: this server needs the header Authorization: Bearer <token>/);
+    const client = new ClientV2({ name: 'v2', version: '1.0.0' }, negotiation('pin'));
+    const refused = await client.connect(new HttpV2(new URL(`${locked.url}/mcp`))).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(refused).toMatch(/401/);
+  });
+
   it.each([
     ['auto', MODERN],
     ['legacy', '2025-11-25'],

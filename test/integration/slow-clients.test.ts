@@ -9,7 +9,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectStreamable, raw, startAdapter, type Adapter } from '../support/http.js';
+import { connectStreamable, mcpRefusal, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
 
@@ -112,7 +112,7 @@ describe('connection cap', () => {
       const refused = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.json()).toEqual({ error: { code: 'TOO_MANY_CONNECTIONS', message: expect.stringContaining('5 connections') } });
+      expect(refused.json()).toEqual(mcpRefusal('TOO_MANY_CONNECTIONS', '5 connections'));
       expect((await raw(`${adapter.url}/healthz`)).status).toBe(200);
     } finally {
       await Promise.all(idle.map((s) => new Promise<void>((done) => {

@@ -4,6 +4,7 @@
  * Streamable HTTP and over the legacy SSE transport.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -155,5 +156,13 @@ export const INITIALIZE = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
 });
+
+/**
+ * The body of a refusal by the HTTP layer on an MCP path (/mcp, /sse, /messages): a JSON-RPC error
+ * (code -32001) whose message starts with the server's code, which `data` carries too.
+ */
+export function mcpRefusal(code: string, says = ''): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.stringMatching(new RegExp(`^${code}: .*${says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)), data: { code } } };
+}
 
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
