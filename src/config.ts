@@ -459,7 +459,7 @@ export const HELP = [
   `  ${'-h, --help'.padEnd(26)} show this help`,
   `  ${'-v, --version'.padEnd(26)} print the version`,
   '',
-  'HTTP: Streamable HTTP at /mcp, legacy SSE at GET /sse + POST /messages, probes GET /healthz, GET /readyz.',
+  'HTTP: Streamable HTTP at /mcp (MCP 2026-07-28 and the 2025 revisions), legacy SSE at GET /sse + POST /messages (deprecated), probes GET /healthz, GET /readyz.',
   ...helpLines('http'),
   '',
   'Exit codes: 0 normal end (also after SIGTERM/SIGINT), 1 fatal error (e.g. port in use), 2 bad configuration.',
