@@ -5,7 +5,7 @@
 // The extractor's grammars are copied to dist/grammars/: the package ships them, not the grammar
 // packages (each of which carries sources and native builds for six platforms).
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -38,6 +38,12 @@ for (const name of readdirSync(chunks)) {
   const file = join(chunks, name);
   if (!current.has(file) && Date.now() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
 }
+
+// tools/list as the server answers it, for servers to read at start (src/server/catalog.ts).
+const { TOOLS } = await import(join(root, 'dist/tools/index.js'));
+const { describeTools } = await import(join(root, 'dist/server/catalog.js'));
+const { VERSION } = await import(join(root, 'dist/version.js'));
+writeFileSync(join(root, 'dist/tools-list.json'), `${JSON.stringify({ version: VERSION, tools: describeTools(TOOLS) })}\n`);
 
 const { GRAMMARS } = await import(join(root, 'dist/extractor/languages.js'));
 const require = createRequire(import.meta.url);

@@ -76,6 +76,7 @@ describe('npm pack', () => {
       'LICENSE',
       'README.md',
       ...grammars,
+      'dist/tools-list.json',
       'package.json',
       'scripts/install-zoekt.sh',
       'scripts/serve.sh',

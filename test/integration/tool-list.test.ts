@@ -3,7 +3,12 @@
  * reviewed snapshot, so any change to it shows up in the diff of test/integration/__snapshots__/.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeTools } from '../../src/server/catalog.js';
+import { TOOLS } from '../../src/tools/index.js';
 import { connectStdio, type Connected } from '../support/mcp.js';
+import { ROOT } from '../support/zoekt.js';
 
 describe('tools/list', () => {
   let mcp: Connected;
@@ -11,6 +16,13 @@ describe('tools/list', () => {
     mcp = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
   });
   afterAll(() => mcp.close());
+
+  it('is what the build wrote for servers to read at start, and what the sources describe', async () => {
+    const { tools } = await mcp.client.listTools();
+    const built = JSON.parse(readFileSync(join(ROOT, 'dist/tools-list.json'), 'utf8')) as { tools: unknown[] };
+    expect(built.tools).toEqual(describeTools(TOOLS));
+    expect(tools).toEqual(built.tools);
+  });
 
   it('matches the reviewed snapshot', async () => {
     const { tools } = await mcp.client.listTools();
