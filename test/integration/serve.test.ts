@@ -73,11 +73,11 @@ describe('scripts/serve.sh in a fresh clone', () => {
   it('indexes the checkout in the background, named after its folder, and answers search_code over it with symbols', async () => {
     const h = await allIndexed(client);
     expect(h.indexing!.repos.map((r) => r.name)).toEqual(['zoekt-mcp']);
-    const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
+    const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 }));
     expect(out.results.every((r) => r.repo === 'zoekt-mcp')).toBe(true);
-    const hit = out.results.find((r) => r.path === 'src/server/build.ts');
+    const hit = out.results.find((r) => r.path === 'src/server/factory.ts');
     expect(hit, JSON.stringify(out)).toBeDefined();
-    expect(hit!.matches[0]!.symbol).toEqual({ name: 'buildServer', kind: 'function' });
+    expect(hit!.matches[0]!.symbol).toEqual({ name: 'serverFactory', kind: 'function' });
   });
 });
 
@@ -129,8 +129,8 @@ describe('scripts/serve.sh --http', () => {
     try {
       const mcp = await connectStreamable(served.url);
       await allIndexed(mcp.client);
-      const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^buildServer$', context_lines: 0 }));
-      expect(out.results.map((r) => r.path)).toContain('src/server/build.ts');
+      const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 }));
+      expect(out.results.map((r) => r.path)).toContain('src/server/factory.ts');
       await mcp.close();
       const exited = once(served.child, 'exit');
       if (target === 'group') process.kill(-served.child.pid!, signal);
