@@ -23,6 +23,9 @@ export function stopReason(stopped: StopCause): string {
       return `Zoekt stopped after ${grouped(stopped.limit)} matches (its match budget), so some files were never searched`;
     case 'time_limit':
       return 'Zoekt hit its time limit before searching every file';
+    case 'too_large':
+      // The contract's word for it; the hint says what was given up.
+      return 'too_large';
     case 'backends_failed':
       return missingBackends(stopped.backends);
   }
@@ -43,6 +46,9 @@ function stopHint(stopped: StopCause): string {
     return `Call again in a few seconds for the whole answer; get_health shows each backend. To search only what answers now, pass repos naming the others.`;
   }
   if (stopped.cause === 'time_limit') return `${NARROW_HINT} A longer --timeout-ms also helps.`;
+  if (stopped.cause === 'too_large') {
+    return `Zoekt's whole answer would have passed the ${stopped.capBytes / (1024 * 1024)} MiB one search may hold, so it was asked again ${stopped.steps.join(', ')}: files and matched lines may be missing, and counts are lower bounds. ${NARROW_HINT}`;
+  }
   return NARROW_HINT;
 }
 

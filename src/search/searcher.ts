@@ -107,9 +107,13 @@ export class Searcher {
     });
     // The query already confines the search; this is the second lock.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
-    const window: Window = { files, size: req.size, exhausted: !result.truncated, stats: result.stats };
+    // Cut to fewer files to fit the memory bound, a larger window would be cut the same way: no
+    // later page can be had, and the partial note says how to narrow instead.
+    const stopped = result.stats.stopped;
+    const capped = stopped?.cause === 'too_large' && stopped.maxDocs !== undefined;
+    const window: Window = { files, size: req.size, exhausted: !result.truncated || capped, stats: result.stats };
     // An answer with a backend or shard missing is not kept: the next page asks again.
-    const cause = result.stats.stopped?.cause;
+    const cause = stopped?.cause;
     if (cause !== 'backends_failed' && cause !== 'shards_failed') this.cache.set(key, window);
     return window;
   }

@@ -98,9 +98,36 @@ export function answerCap(req: Pick<SearchRequest, 'whole'>): number {
  * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
  */
 export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
-/** An answer over the size cap is asked again with the budget divided by this, up to OVERSIZE_RETRIES times. */
+/**
+ * How an answer over the size cap is asked again, one step after another until it fits: without
+ * context lines, then with the match budget cut twice (Zoekt stops searching sooner), then with
+ * fewer files, halved down to one (Zoekt indexes no file over 4 MiB, so one file always fits).
+ * Each step is an honest partial answer (`too_large`), never a refusal: the query was valid.
+ */
 const OVERSIZE_BUDGET_DIVISOR = 20;
-const OVERSIZE_RETRIES = 2;
+const OVERSIZE_BUDGET_CUTS = 2;
+
+interface Shrink {
+  contextLines: number | undefined;
+  limits: MatchLimits;
+  maxDocs: number;
+  budgetCuts: number;
+  /** What was given up, in words, for the partial note. */
+  steps: string[];
+}
+
+function shrink(req: SearchRequest, now: Shrink): Shrink | undefined {
+  if (now.contextLines) return { ...now, contextLines: 0, steps: [...now.steps, 'without context lines'] };
+  if (now.budgetCuts < OVERSIZE_BUDGET_CUTS) {
+    const limits = { shard: Math.ceil(now.limits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(now.limits.total / OVERSIZE_BUDGET_DIVISOR) };
+    return { ...now, limits, budgetCuts: now.budgetCuts + 1, steps: [...now.steps.filter((s) => !s.startsWith('a match budget')), `a match budget of ${limits.shard} matches`] };
+  }
+  if (now.maxDocs > 1) {
+    const maxDocs = Math.max(1, Math.floor(now.maxDocs / 2));
+    return { ...now, maxDocs, steps: [...now.steps.filter((s) => !s.startsWith('the best')), `the best ${maxDocs} of the ${req.maxDocs} files asked for`] };
+  }
+  return undefined;
+}
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -145,38 +172,46 @@ export class ZoektClient {
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = deadlineWithin(Date.now() + this.timeoutMs);
     checkSentQuery(req.query);
-    let limits = this.matchLimits;
-    for (let retry = 0; ; retry++) {
+    let now: Shrink = { contextLines: req.contextLines, limits: this.matchLimits, maxDocs: req.maxDocs, budgetCuts: 0, steps: [] };
+    for (;;) {
       try {
-        return await this.searchWithin(req, limits, deadline);
+        const result = await this.searchWithin(req, now, deadline);
+        if (now.steps.length) {
+          const fewer = now.maxDocs < req.maxDocs;
+          result.stats.stopped = { cause: 'too_large', capBytes: answerCap(req), steps: now.steps, ...(fewer ? { maxDocs: now.maxDocs } : {}) };
+          // Fewer files than asked for: there may be more.
+          if (fewer) result.truncated = true;
+        }
+        return result;
       } catch (err) {
-        // A regex that matches nearly every character fills the answer with matched lines long
-        // before the budget runs out. Ask again with a budget that fits: the answer is then
-        // honestly partial (match_limit) rather than an error.
-        if (!(err instanceof AnswerTooLarge) || req.whole || retry >= OVERSIZE_RETRIES) throw err;
-        limits = { shard: Math.ceil(limits.shard / OVERSIZE_BUDGET_DIVISOR), total: Math.ceil(limits.total / OVERSIZE_BUDGET_DIVISOR) };
-        this.log.debug('zoekt answer too large; asking again with a smaller match budget', { shard: limits.shard });
+        // A regex that matches nearly every character fills the answer with matched lines: ask
+        // again for less (see shrink), so the answer is partial rather than an error.
+        const next = err instanceof AnswerTooLarge && !req.whole ? shrink(req, now) : undefined;
+        if (!next) throw err;
+        now = next;
+        this.log.debug('zoekt answer too large; asking again for less', { steps: now.steps });
       }
     }
   }
 
-  private async searchWithin(req: SearchRequest, limits: MatchLimits, deadline: number): Promise<SearchResult> {
+  private async searchWithin(req: SearchRequest, now: Shrink, deadline: number): Promise<SearchResult> {
+    const limits = now.limits;
     const opts: SearchOptionsWire = {
       ChunkMatches: true,
-      MaxDocDisplayCount: req.maxDocs,
+      MaxDocDisplayCount: now.maxDocs,
       // What is left of the call's deadline: Zoekt stops in time to answer (partial, time_limit), and a
       // search asked again (a smaller budget) gets the rest, not a fresh allowance.
       MaxWallTime: Math.max(MIN_WALL_TIME_MS, deadline - Date.now() - WALL_TIME_MARGIN_MS) * 1e6,
       ShardMaxMatchCount: limits.shard,
       TotalMaxMatchCount: limits.total,
     };
-    if (req.contextLines) opts.NumContextLines = req.contextLines;
+    if (now.contextLines) opts.NumContextLines = now.contextLines;
     if (req.maxMatches) opts.MaxMatchDisplayCount = req.maxMatches;
     if (req.perRepoMatches) opts.ShardRepoMaxMatchCount = req.perRepoMatches;
     if (req.whole) opts.Whole = true;
     const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
     const result = await this.postJson('api/search', body, (json) => decodeSearch(json, limits), deadline, req.signal, answerCap(req));
-    result.truncated = result.files.length >= req.maxDocs;
+    result.truncated = result.files.length >= now.maxDocs;
     return result;
   }
 
@@ -217,7 +252,7 @@ export class ZoektClient {
         answered: true,
       };
     } catch (err) {
-      const te = err instanceof ToolError ? err : this.transportError(err, 'readyz');
+      const te = err instanceof ToolError ? err : this.transportError(err, 'readyz', deadline - started);
       return { ready: false, latencyMs: elapsed(), via: 'readyz', reason: te.message, answered: false };
     }
   }
@@ -229,6 +264,7 @@ export class ZoektClient {
   private async get(path: string, deadline: number, signal?: AbortSignal) {
     const url = new URL(path, this.base);
     const started = performance.now();
+    const budget = deadline - Date.now();
     try {
       const dispatcher = await this.dispatcher();
       const res = await undici!.request(url, {
@@ -239,7 +275,7 @@ export class ZoektClient {
       const body = await res.body.text();
       return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body };
     } catch (err) {
-      throw this.transportError(err, path);
+      throw this.transportError(err, path, budget);
     } finally {
       this.metrics?.zoektRequest(this.url, path, performance.now() - started);
     }
@@ -254,10 +290,11 @@ export class ZoektClient {
     maxBytes = MAX_BODY_BYTES,
   ): Promise<T> {
     const started = Date.now();
+    const budget = deadline - started;
     const attempt = async (): Promise<T> => {
       if (signal?.aborted) throw new AbortError(cancelled());
-      if (Date.now() >= deadline) throw new AbortError(this.timeout(path));
-      const text = await this.send(path, payload, deadline, signal, maxBytes);
+      if (Date.now() >= deadline) throw new AbortError(this.timeout(path, budget));
+      const text = await this.send(path, payload, deadline, signal, maxBytes, budget);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -285,12 +322,13 @@ export class ZoektClient {
       return out;
     } catch (err) {
       this.log.debug('zoekt call failed', { path, ms: Date.now() - started, error: String(err) });
-      throw err instanceof ToolError ? err : this.transportError(err, path);
+      throw err instanceof ToolError ? err : this.transportError(err, path, budget);
     }
   }
 
   /** One HTTP exchange; returns the body of a 200 or throws a classified ToolError. */
-  private async send(path: string, payload: unknown, deadline: number, signal: AbortSignal | undefined, maxBytes: number): Promise<string> {
+  /** `budget`: the time the request was given, for the message when it runs out. */
+  private async send(path: string, payload: unknown, deadline: number, signal: AbortSignal | undefined, maxBytes: number, budget: number): Promise<string> {
     const url = new URL(path, this.base);
     let status: number;
     let contentType: string;
@@ -314,7 +352,7 @@ export class ZoektClient {
       if (err instanceof AnswerTooLarge) throw new AbortError(err);
       if (err instanceof ToolError) throw err;
       if (signal?.aborted) throw new AbortError(cancelled());
-      const te = this.transportError(err, path);
+      const te = this.transportError(err, path, budget);
       // A refused or reset connection is worth another try (Zoekt restarting); anything else is not.
       if (te.code === 'UNAVAILABLE' && TRANSIENT_CODES.has(errorCode(err) ?? '')) throw te;
       throw new AbortError(te);
@@ -337,7 +375,7 @@ export class ZoektClient {
       throw new AbortError(this.misconfigured(path, `HTTP ${status}`));
     }
     if (zoektError !== undefined && /deadline exceeded|context canceled/i.test(zoektError)) {
-      throw new AbortError(this.timeout(path));
+      throw new AbortError(this.timeout(path, budget));
     }
     const err = new ToolError(
       'UNAVAILABLE',
@@ -350,12 +388,13 @@ export class ZoektClient {
   }
 
   /** Classifies a failure below HTTP (socket, DNS, deadline) by undici's and Node's error codes. */
-  private transportError(err: unknown, path: string): ToolError {
+  /** `budget`: the time the request was given (the call's deadline, or less), for a timeout's message. */
+  private transportError(err: unknown, path: string, budget: number): ToolError {
     if (err instanceof ToolError) return err;
     const code = errorCode(err);
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (undici !== undefined && err instanceof undici.errors.ConnectTimeoutError)) {
-      return this.timeout(path, err);
+      return this.timeout(path, budget, err);
     }
     if (name === 'AbortError' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return cancelled(err);
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return new AnswerTooLarge(`zoekt's answer to /${path} is larger than the ${MAX_BODY_BYTES / (1024 * 1024)} MiB this adapter reads`, err);
@@ -368,10 +407,10 @@ export class ZoektClient {
     );
   }
 
-  private timeout(path: string, cause?: unknown): ToolError {
+  private timeout(path: string, budget: number, cause?: unknown): ToolError {
     return new ToolError(
       'TIMEOUT',
-      `zoekt did not answer /${path} within ${this.timeoutMs} ms`,
+      `zoekt did not answer /${path} within the ${Math.max(0, Math.round(budget))} ms it was given (what was left of the call's deadline, --timeout-ms ${this.timeoutMs})`,
       'Narrow the query (add repos, paths or languages filters, or a more selective term), or raise ZOEKT_MCP_TIMEOUT_MS.',
       { cause },
     );
@@ -392,12 +431,13 @@ export class ZoektClient {
  */
 export class AnswerTooLarge extends ToolError {
   constructor(message: string, cause?: unknown) {
-    super('INVALID_ARGUMENT', message, 'Ask for less: a narrower query or a lower limit.', { cause, retryable: false });
+    // The arguments were valid: a narrower call answers.
+    super('UNAVAILABLE', message, 'Ask for less: a narrower query or a lower limit.', { cause, retryable: true });
   }
 
   /** The same failure with the tool's own advice. */
   narrowed(hint: string): ToolError {
-    return new ToolError(this.code, this.message, hint, { cause: this.cause, retryable: false });
+    return new ToolError(this.code, this.message, hint, { cause: this.cause, retryable: true });
   }
 }
 

@@ -121,6 +121,11 @@ export type StopCause =
   | { cause: 'shards_failed'; shards: number }
   | { cause: 'match_limit'; limit: number }
   | { cause: 'time_limit' }
+  /**
+   * The answer would have passed the memory bound (`capBytes`), so it was asked again for less
+   * (`steps`); `maxDocs` when that meant fewer files than asked for.
+   */
+  | { cause: 'too_large'; capBytes: number; steps: string[]; maxDocs?: number }
   /** With several backends: some did not answer, so their repositories are missing. */
   | { cause: 'backends_failed'; backends: MissingBackend[] };
 

@@ -133,10 +133,33 @@ describe('oversized answers', () => {
     expect(result.files.length).toBe(1);
   });
 
-  it('says to ask for less when every smaller budget is still too large', async () => {
+  it('asks again without context, with smaller budgets, then for fewer files, and says what it gave up', async () => {
+    const { client, proxy } = await clientBehind(['huge', 'huge', 'huge', 'huge']);
+    const result = await client.search({ query: 'func', maxDocs: 8, contextLines: 3 });
+    const sent = proxy.bodies.map((b) => (JSON.parse(b) as { Opts: { NumContextLines?: number; ShardMaxMatchCount: number; MaxDocDisplayCount: number } }).Opts);
+    expect(sent.map((o) => [o.NumContextLines ?? 0, o.ShardMaxMatchCount, o.MaxDocDisplayCount])).toEqual([
+      [3, MATCH_LIMITS.shard, 8],
+      [0, MATCH_LIMITS.shard, 8],
+      [0, MATCH_LIMITS.shard / 20, 8],
+      [0, MATCH_LIMITS.shard / 400, 8],
+      [0, MATCH_LIMITS.shard / 400, 4],
+    ]);
+    expect(result.stats.stopped).toEqual({
+      cause: 'too_large',
+      capBytes: 16 * 1024 * 1024,
+      steps: ['without context lines', `a match budget of ${MATCH_LIMITS.shard / 400} matches`, 'the best 4 of the 8 files asked for'],
+      maxDocs: 4,
+    });
+    expect(result.files.length).toBeGreaterThan(0);
+    expect(result.truncated).toBe(true);
+  });
+
+  it('when even one file is too large, fails as retryable UNAVAILABLE, never INVALID_ARGUMENT', async () => {
     const { client, proxy } = await clientBehind(['huge', 'huge', 'huge']);
     const err = await client.search({ query: 'x', maxDocs: 1 }).catch((e: unknown) => e);
-    expect((err as ToolError).code).toBe('INVALID_ARGUMENT');
+    expect(err).toBeInstanceOf(ToolError);
+    expect((err as ToolError).code).toBe('UNAVAILABLE');
+    expect((err as ToolError).retryable).toBe(true);
     expect((err as ToolError).hint).toMatch(/lower limit/);
     expect(proxy.requests()).toBe(3);
   });

@@ -20,7 +20,7 @@ describe('paginate', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ToolError);
-    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', hint: "Ask for less: a longer name or a prefix glob ('get*'), kinds." });
+    expect(err).toMatchObject({ code: 'UNAVAILABLE', retryable: true, hint: "Ask for less: a longer name or a prefix glob ('get*'), kinds." });
     expect((err as ToolError).hint).not.toMatch(/context_lines|max_matches_per_file/);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * A valid query is never refused for being broad. On Go's source tree (11.5k files) a query
+ * such as `e` or `.` makes Zoekt's whole answer pass the memory bound one search may hold; the
+ * adapter asks again for less and answers with what it got, `partial: too_large`, and a hint
+ * that says how to narrow. Every line shown is checked against the file on disk.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
+import { fileLines } from '../support/truth.js';
+
+interface Match {
+  line: number;
+  text: string;
+}
+interface CodeOut {
+  results: { path: string; matches: Match[]; path_match?: boolean }[];
+  stats: { complete: boolean; files: number };
+  partial?: { reason: string; hint: string };
+  next_cursor?: string;
+}
+
+let mcp: Connected;
+let srcRoot: string;
+
+beforeAll(async () => {
+  srcRoot = inject('goSrcRoot');
+  // The default deadline: what a new user has.
+  mcp = await connectStdio({ ZOEKT_URL: inject('goZoektUrl') });
+});
+afterAll(() => mcp.close());
+
+/** The answer is results, each line true to the file, and a partial note with a narrowing hint. */
+function expectPartialAndTrue(out: CodeOut, text: string, re?: RegExp): void {
+  expect(out.results.length).toBeGreaterThan(0);
+  expect(out.stats.complete).toBe(false);
+  expect(out.partial?.hint).toMatch(/Narrow the search/);
+  expect(text).toContain(out.partial!.hint.slice(0, 40));
+  for (const r of out.results) {
+    const lines = fileLines(srcRoot, r.path);
+    for (const m of r.matches) {
+      expect(lines[m.line - 1]).toContain(m.text.replace(/…$/, '').slice(0, 40));
+      if (re) expect(m.text).toMatch(re);
+    }
+  }
+}
+
+describe('broad queries on the Go tree answer partially, never fail', { timeout: 120_000 }, () => {
+  it.each([
+    ['e', {}],
+    ['e', { context_lines: 5, limit: 50 }],
+    ['.', { limit: 50 }],
+    ['[a-z]', { limit: 50, max_matches_per_file: 50 }],
+  ])('search_code %j %j', async (query, extra) => {
+    const result = await call(mcp.client, 'search_code', { query, ...extra });
+    const out = ok<CodeOut>(result);
+    // Zoekt's `.` also matches at a line's end, so only `e` says what every line holds.
+    expectPartialAndTrue(out, textOf(result), query === 'e' ? /e/i : undefined);
+  });
+
+  it('says what was given up when the answer had to be asked again smaller', async () => {
+    const result = await call(mcp.client, 'search_code', { query: '.', limit: 50 });
+    const out = ok<CodeOut>(result);
+    expect(out.partial?.reason).toBe('too_large');
+    expect(out.partial?.hint).toMatch(/MiB one search may hold, so it was asked again .*match budget/);
+    // A smaller answer than asked for cannot be paged past: the hint is the way on, not a cursor.
+    expect(out.next_cursor).toBeUndefined();
+  });
+
+  it('search_symbols * answers with symbols and a partial note', async () => {
+    const result = await call(mcp.client, 'search_symbols', { name: '*', limit: 100 });
+    const out = ok<{ symbols: { path: string; line: number; name: string }[]; partial?: { reason: string; hint: string } }>(result);
+    expect(out.symbols.length).toBeGreaterThan(0);
+    expect(out.partial?.hint).toMatch(/Narrow/);
+    for (const s of out.symbols.slice(0, 20)) expect(fileLines(srcRoot, s.path)[s.line - 1]).toContain(s.name);
+  });
+});
