@@ -104,6 +104,26 @@ describe('Zoekt hanging', () => {
   });
 });
 
+describe('deadlines named truly', () => {
+  it('get_health against a frozen Zoekt names the time its check was given, within --timeout-ms', async () => {
+    const zoekt = await startWebserver({ indexDir: inject('indexDir'), expectRepos: 1 });
+    const mcp = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_TIMEOUT_MS: '3000' });
+    try {
+      await zoekt.freeze();
+      const result = await call(mcp.client, 'get_health', {});
+      const text = textOf(result);
+      const named = [...text.matchAll(/within (?:the )?(\d+) ms/g)].map((m) => Number(m[1]));
+      expect(named.length, text).toBeGreaterThan(0);
+      for (const ms of named) expect(ms).toBeLessThanOrEqual(3000);
+      expect(text).not.toContain('10000 ms');
+    } finally {
+      zoekt.thaw();
+      await mcp.close();
+      await zoekt.stop();
+    }
+  });
+});
+
 describe('readiness', () => {
   it('is ready against the real Zoekt, through /readyz or, on a Zoekt without it, /healthz', async () => {
     const client = new ZoektClient({ url: inject('zoektUrl'), timeoutMs: 3000 });
