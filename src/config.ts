@@ -25,8 +25,14 @@ export interface HttpConfig {
   requestTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   keepAliveTimeoutMs: number;
-  /** Open connections served; the ones past it get 503 with Retry-After on their first request. */
+  /** Open sockets; past it idle, then unfinished connections are closed, and only when all are active a newcomer gets 503. */
   maxConnections: number;
+  /** Connections still sending their request; past it the oldest is closed to make room. */
+  maxUnfinished: number;
+  /** The same, for one peer address. */
+  maxUnfinishedPerPeer: number;
+  /** Open legacy SSE sessions (each a stream and a server); past it GET /sse gets 503 with Retry-After. */
+  maxSseSessions: number;
   /** Messages in one JSON-RPC batch; a larger batch is refused whole with -32600. */
   maxBatch: number;
 }
@@ -67,7 +73,8 @@ export const DEFAULTS: Config = {
   cacheTtlMs: 120_000,
   allowRepos: [],
   maxInFlight: 16,
-  maxQueue: 64,
+  // Enough for a few hundred agents calling at once: a waiting call holds its parsed request only.
+  maxQueue: 512,
   // About 6,000 tokens: a page an agent can read whole without crowding out its own context.
   maxOutputChars: 24_000,
 };
@@ -81,7 +88,11 @@ export const HTTP_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
-  maxConnections: 256,
+  // Sockets are cheap; what they carry is bounded by the budgets below and by admission control.
+  maxConnections: 2048,
+  maxUnfinished: 256,
+  maxUnfinishedPerPeer: 64,
+  maxSseSessions: 256,
   // A batch is for a client sending a few calls at once, not a way past admission control.
   maxBatch: 20,
 } as const;
@@ -318,7 +329,37 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: HTTP_DEFAULTS.maxConnections,
     min: 1,
     max: 65_535,
-    description: 'open connections served at once (SSE streams included); past it a request gets 503 with Retry-After, and a few more past that are not accepted at all',
+    description: 'open connections (sockets) at once; past it the oldest idle kept-alive connection is closed, then the oldest one still sending its request, and only when every connection is serving a request or a stream does the newcomer get 503 with Retry-After',
+    group: 'http',
+  },
+  {
+    name: 'max-unfinished',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_UNFINISHED',
+    default: HTTP_DEFAULTS.maxUnfinished,
+    min: 1,
+    max: 65_535,
+    description: 'connections that have not yet sent a whole request (no token is needed for that); past it the oldest of them that has had 1 s is closed with 503 UNFINISHED_REQUEST, never the newcomer refused',
+    group: 'http',
+  },
+  {
+    name: 'max-unfinished-per-peer',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_UNFINISHED_PER_PEER',
+    default: HTTP_DEFAULTS.maxUnfinishedPerPeer,
+    min: 1,
+    max: 65_535,
+    description: 'the same for one client address (behind a proxy every client has the proxy\'s address: raise it to --max-unfinished there)',
+    group: 'http',
+  },
+  {
+    name: 'max-sse-sessions',
+    value: 'N',
+    env: 'ZOEKT_MCP_MAX_SSE_SESSIONS',
+    default: HTTP_DEFAULTS.maxSseSessions,
+    min: 1,
+    max: 65_535,
+    description: 'open legacy SSE sessions (GET /sse); past it a new one gets 503 with Retry-After (Streamable HTTP at /mcp keeps no session)',
     group: 'http',
   },
   {
@@ -668,6 +709,9 @@ function loadHttp(
     requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
     keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
     maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
+    maxUnfinished: bounded('max-unfinished', HTTP_DEFAULTS.maxUnfinished),
+    maxUnfinishedPerPeer: bounded('max-unfinished-per-peer', HTTP_DEFAULTS.maxUnfinishedPerPeer),
+    maxSseSessions: bounded('max-sse-sessions', HTTP_DEFAULTS.maxSseSessions),
     maxBatch: bounded('max-batch', HTTP_DEFAULTS.maxBatch),
   };
   // The head is part of the request: a longer wait for it than for the whole would never apply.

@@ -21,6 +21,15 @@ interface Recent {
   errors: number;
 }
 
+/** HTTP connections: sending a request, being answered or streaming, or kept alive between requests. */
+export type ConnectionState = 'unfinished' | 'active' | 'idle';
+
+export interface ConnectionFigures {
+  by_state: Record<ConnectionState, number>;
+  /** Connections closed or requests refused by the HTTP layer since start, by reason. */
+  shed: Record<string, number>;
+}
+
 interface Prometheus {
   registry: Registry;
   toolSeconds: import('prom-client').Histogram<'tool' | 'outcome'>;
@@ -28,6 +37,7 @@ interface Prometheus {
   cacheLookups: import('prom-client').Counter<'result'>;
   errors: import('prom-client').Counter<'tool' | 'code'>;
   inFlight: import('prom-client').Gauge;
+  shed: import('prom-client').Counter<'reason'>;
 }
 
 export interface ToolLatency {
@@ -43,6 +53,8 @@ export class Metrics {
   private readonly recent = new Map<string, Recent>();
   private readonly cache = { hits: 0, misses: 0 };
   private calls = 0;
+  private connectionSource: (() => Record<ConnectionState, number>) | undefined;
+  private readonly shedCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
   private enabling: Promise<Registry> | undefined;
 
@@ -71,6 +83,23 @@ export class Metrics {
       this.calls--;
       this.prom?.inFlight.dec();
     };
+  }
+
+  /** The HTTP server's live connection counts (HTTP mode only). */
+  watchConnections(source: () => Record<ConnectionState, number>): void {
+    this.connectionSource = source;
+  }
+
+  /** A connection closed or a request refused by the HTTP layer (src/server/connections.ts), by reason. */
+  connectionShed(reason: string): void {
+    this.shedCounts.set(reason, (this.shedCounts.get(reason) ?? 0) + 1);
+    this.prom?.shed.inc({ reason });
+  }
+
+  /** Connections by state and what was shed, when serving HTTP. */
+  connections(): ConnectionFigures | undefined {
+    if (!this.connectionSource) return undefined;
+    return { by_state: this.connectionSource(), shed: Object.fromEntries([...this.shedCounts].sort(([a], [b]) => a.localeCompare(b))) };
   }
 
   /** One HTTP request to a Zoekt backend (`endpoint`: search, list, readyz …). */
@@ -120,7 +149,20 @@ export class Metrics {
         cacheLookups: new Counter({ name: 'zoekt_mcp_window_cache_lookups_total', help: 'Window cache lookups by later pages, by result (hit or miss).', labelNames: ['result'], registers: [registry] }),
         errors: new Counter({ name: 'zoekt_mcp_tool_errors_total', help: 'Tool calls that ended in an error, by tool and error code.', labelNames: ['tool', 'code'], registers: [registry] }),
         inFlight: new Gauge({ name: 'zoekt_mcp_tool_calls_in_flight', help: 'Tool calls being answered now.', registers: [registry] }),
+        shed: new Counter({ name: 'zoekt_mcp_http_connections_shed_total', help: 'HTTP connections closed or requests refused before reaching a tool, by reason.', labelNames: ['reason'], registers: [registry] }),
       };
+      const source = () => this.connectionSource?.();
+      new Gauge({
+        name: 'zoekt_mcp_http_connections',
+        help: 'Open HTTP connections by state: unfinished (request still arriving), active (being answered or streaming), idle (kept alive).',
+        labelNames: ['state'],
+        registers: [registry],
+        collect() {
+          const now = source();
+          if (now) for (const [state, n] of Object.entries(now)) this.set({ state }, n);
+        },
+      });
+      for (const [reason, n] of this.shedCounts) prom.shed.inc({ reason }, n);
       prom.cacheLookups.inc({ result: 'hit' }, this.cache.hits);
       prom.cacheLookups.inc({ result: 'miss' }, this.cache.misses);
       prom.inFlight.set(this.calls);

@@ -51,6 +51,8 @@ export const HealthOutput = z.object({
     in_flight: z.number().int(),
     tools: z.array(z.object({ tool: z.string(), calls: z.number().int(), errors: z.number().int(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number() })),
     cache: z.object({ hits: z.number().int(), misses: z.number().int(), hit_rate: z.number().optional() }),
+    /** Over HTTP: open connections by state, and connections closed or requests refused before a tool, by reason. */
+    connections: z.object({ unfinished: z.number().int(), active: z.number().int(), idle: z.number().int(), shed: z.record(z.string(), z.number().int()) }).optional(),
   }),
   hint: z.string().optional(),
 });
@@ -61,10 +63,12 @@ const share = (part: number, whole: number) => (whole ? Math.round((part / whole
 function callFigures(metrics: Metrics): HealthOutput['calls'] {
   const { hits, misses } = metrics.cacheLookups();
   const lookups = hits + misses;
+  const connections = metrics.connections();
   return {
     in_flight: metrics.callsInFlight(),
     tools: metrics.toolLatencies(),
     cache: { hits, misses, ...(lookups ? { hit_rate: share(hits, lookups) } : {}) },
+    ...(connections ? { connections: { ...connections.by_state, shed: connections.shed } } : {}),
   };
 }
 

@@ -1,14 +1,28 @@
 /**
- * Slow and surplus clients: node:http's own timeouts for the request head, the whole request and
- * idle kept-alive connections, a cap on open connections, and JSON answers where node would send
- * a bare status line. A connection that never finishes its request would otherwise hold a socket
- * (and, with a body, a buffer) for as long as the client likes, and no token is needed for that:
- * the token is only read once the head has arrived.
+ * Connections by what they cost. A connection that has not finished sending a request
+ * ("unfinished": no complete head, or a body still arriving) costs an attacker nothing and needs
+ * no token, so it gets its own budget, apart from the connections serving a request or streaming
+ * ("active") and the kept-alive ones between requests ("idle"):
+ *
+ * - node:http's own `headersTimeout` / `requestTimeout` bound the time one request may take to
+ *   arrive (408), as nginx's `client_header_timeout` / `client_body_timeout` do.
+ * - `--max-unfinished` and `--max-unfinished-per-peer` bound how many there are, as nginx's
+ *   `limit_conn` does per address, but the way Envoy's overload manager sheds: past a budget the
+ *   oldest unfinished connection is closed to make room, never the newcomer refused. A connection
+ *   is only closed that way once it has had UNFINISHED_GRACE_MS to send its request, so a burst
+ *   of new connections cannot push out a client that sends its request at once.
+ * - `--max-connections` bounds open sockets (file descriptors): past it the oldest idle
+ *   connection is closed, then the oldest unfinished one past its grace; only when there is
+ *   neither (every connection active, or just opened) is the newcomer answered 503 with Retry-After.
+ *
+ * Probes are always answered: an orchestrator that sees a live process fail its liveness probe
+ * restarts it, which sheds every call in flight.
  */
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpConfig } from '../config.js';
 import type { Logger } from '../log.js';
+import type { ConnectionState, Metrics } from '../metrics.js';
 import { HttpError } from './http-io.js';
 
 /**
@@ -16,8 +30,16 @@ import { HttpError } from './http-io.js';
  * 503 instead of a reset; past that the kernel's accept is answered by closing at once.
  */
 const REFUSAL_HEADROOM = 64;
+/**
+ * How long a new connection may take to send its request before another may push it out. A
+ * client sends its request as soon as it connects (milliseconds); an attacker's connections reach
+ * this age and are closed, oldest first, at the rate newcomers arrive.
+ */
+export const UNFINISHED_GRACE_MS = 1_000;
+/** Seconds a refused client is told to wait. */
+const RETRY_AFTER_S = 1;
 
-type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections'>;
+type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxUnfinished' | 'maxUnfinishedPerPeer'>;
 
 /** The options node:http takes at creation for these limits. */
 export function serverTimeouts(limits: Limits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
@@ -32,55 +54,179 @@ export function serverTimeouts(limits: Limits): { headersTimeout: number; reques
   };
 }
 
-/**
- * Counts the open connections of `server` and marks the ones past the cap. Returns the check the
- * request handler makes first: a request on a marked connection is refused with 503.
- */
-export function limitConnections(server: Server, limits: Limits, log: Logger): { refuseIfOver(res: ServerResponse, socket: Socket, mcp: boolean): void } {
-  const over = new WeakSet<Socket>();
-  /** The answer being written on each connection, so a late timeout never writes over it. */
-  const answering = new WeakMap<Socket, ServerResponse>();
-  let open = 0;
-  let refusedSinceLog = 0;
+interface Conn {
+  socket: Socket;
+  peer: string;
+  state: ConnectionState;
+  /** When it entered its state. */
+  since: number;
+  /** The request being received or answered. */
+  req?: IncomingMessage;
+  /** The answer being written, so a late close never writes over it. */
+  res?: ServerResponse;
+  /** Accepted past the cap with no connection to close instead: its requests get 503. */
+  over: boolean;
+}
+
+/** Why a connection was closed or a request refused by this layer: the label of the refusal metric. */
+export type ShedReason = 'unfinished_budget' | 'unfinished_per_peer' | 'connection_cap_idle' | 'connection_cap_unfinished' | 'too_many_connections' | 'request_timeout' | 'bad_request';
+
+export interface ConnectionLimiter {
+  /** Called first for every request: notes it, and throws 503 on a connection accepted past the cap. */
+  arrived(req: IncomingMessage, res: ServerResponse, mcp: boolean): void;
+}
+
+/** A JSON answer written straight to the socket, for a connection whose request never finished. */
+function writeAndClose(socket: Socket, status: number, reason: string, code: string, message: string, extra = ''): void {
+  if (socket.writable) {
+    const body = `${JSON.stringify({ error: { code, message } })}\n`;
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `cache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
+}
+
+export function limitConnections(server: Server, limits: Limits, log: Logger, metrics: Metrics): ConnectionLimiter {
+  const conns = new Map<Socket, Conn>();
+  // Each in the order its connections entered the state: the first is the oldest.
+  const inState: Record<ConnectionState, Map<Socket, Conn>> = { unfinished: new Map(), active: new Map(), idle: new Map() };
+  const unfinishedOf = new Map<string, Map<Socket, Conn>>();
+  const warned = new Set<ShedReason>();
+
+  const move = (c: Conn, state: ConnectionState) => {
+    inState[c.state].delete(c.socket);
+    if (c.state === 'unfinished') {
+      const of = unfinishedOf.get(c.peer);
+      of?.delete(c.socket);
+      if (of?.size === 0) unfinishedOf.delete(c.peer);
+    }
+    c.state = state;
+    c.since = Date.now();
+    inState[state].set(c.socket, c);
+    if (state === 'unfinished') {
+      let of = unfinishedOf.get(c.peer);
+      if (!of) unfinishedOf.set(c.peer, (of = new Map()));
+      of.set(c.socket, c);
+    }
+  };
+  const forget = (c: Conn) => {
+    inState[c.state].delete(c.socket);
+    const of = unfinishedOf.get(c.peer);
+    of?.delete(c.socket);
+    if (of?.size === 0) unfinishedOf.delete(c.peer);
+    conns.delete(c.socket);
+  };
+  /** A request node has read whole counts as active, whether or not the handler read its body. */
+  const settle = (c: Conn) => {
+    if (c.state === 'unfinished' && c.req?.complete) move(c, 'active');
+  };
+  const shed = (reason: ShedReason, fields: Record<string, unknown>) => {
+    metrics.connectionShed(reason);
+    // One warning per reason for the life of the process; the metric counts every one.
+    if (!warned.has(reason)) {
+      warned.add(reason);
+      log.warn('connection shed', { reason, ...fields });
+    } else log.debug('connection shed', { reason, ...fields });
+  };
+  /** The oldest unfinished connection of `of` that has had its grace, if any. */
+  const oldestUnfinished = (of: Map<Socket, Conn> | undefined, now: number, grace: number): Conn | undefined => {
+    for (const c of of?.values() ?? []) {
+      settle(c);
+      if (c.state !== 'unfinished') continue;
+      // Ordered by age: the first one too young means all after it are too.
+      return now - c.since >= grace ? c : undefined;
+    }
+    return undefined;
+  };
+  const closeUnfinished = (c: Conn, reason: ShedReason, why: string) => {
+    forget(c);
+    shed(reason, { peer: c.peer, age_ms: Date.now() - c.since });
+    if (c.res?.headersSent) c.socket.destroy();
+    else writeAndClose(c.socket, 503, 'Service Unavailable', 'UNFINISHED_REQUEST', why, `retry-after: ${RETRY_AFTER_S}\r\n`);
+  };
+
   server.maxConnections = limits.maxConnections + REFUSAL_HEADROOM;
   server.on('connection', (socket: Socket) => {
-    open += 1;
-    socket.once('close', () => {
-      open -= 1;
-    });
-    if (open > limits.maxConnections) {
-      over.add(socket);
-      // One line per burst, not one per connection.
-      if (refusedSinceLog++ === 0) log.warn('connection cap reached: refusing new connections with 503', { max_connections: limits.maxConnections });
-    } else refusedSinceLog = 0;
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const res = answering.get(socket);
-    if (socket.writable && !res?.headersSent) {
-      const [status, reason, code, message] =
-        err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, all of it within ${limits.requestTimeoutMs} ms)`]
-          : err.code === 'HPE_HEADER_OVERFLOW'
-            ? [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request headers are too large']
-            : [400, 'Bad Request', 'BAD_REQUEST', 'the request is not valid HTTP/1.1'];
-      const body = `${JSON.stringify({ error: { code, message } })}\n`;
-      socket.end(
-        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-          `cache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
-      );
+    const now = Date.now();
+    const c: Conn = { socket, peer: socket.remoteAddress ?? 'unknown', state: 'unfinished', since: now, over: false };
+    conns.set(socket, c);
+    move(c, 'unfinished');
+    socket.once('close', () => forget(c));
+
+    const peer = unfinishedOf.get(c.peer)!;
+    if (peer.size > limits.maxUnfinishedPerPeer) {
+      const victim = oldestUnfinished(peer, now, UNFINISHED_GRACE_MS);
+      if (victim) closeUnfinished(victim, 'unfinished_per_peer', `this connection had not sent a whole request after ${now - victim.since} ms while its address held ${limits.maxUnfinishedPerPeer} such connections (--max-unfinished-per-peer); send the request as soon as the connection opens`);
     }
-    socket.destroySoon();
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') log.debug('slow request closed', { remote: socket.remoteAddress });
+    if (inState.unfinished.size > limits.maxUnfinished) {
+      const victim = oldestUnfinished(inState.unfinished, now, UNFINISHED_GRACE_MS);
+      if (victim) closeUnfinished(victim, 'unfinished_budget', `this connection had not sent a whole request after ${now - victim.since} ms while the server held ${limits.maxUnfinished} such connections (--max-unfinished); send the request as soon as the connection opens`);
+    }
+    if (conns.size > limits.maxConnections) {
+      const idle = inState.idle.values().next().value;
+      if (idle) {
+        forget(idle);
+        shed('connection_cap_idle', { peer: idle.peer, idle_ms: now - idle.since });
+        idle.socket.destroy();
+        return;
+      }
+      const unfinished = oldestUnfinished(inState.unfinished, now, UNFINISHED_GRACE_MS);
+      if (unfinished) {
+        closeUnfinished(unfinished, 'connection_cap_unfinished', `the server holds ${limits.maxConnections} connections (--max-connections) and this one had not sent a whole request; send the request as soon as the connection opens`);
+        return;
+      }
+      c.over = true;
+    }
   });
+
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const c = conns.get(socket);
+    if (c) forget(c);
+    const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    shed(timedOut ? 'request_timeout' : 'bad_request', { peer: socket.remoteAddress, error: err.code });
+    if (c?.res?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    if (timedOut) {
+      writeAndClose(socket, 408, 'Request Timeout', 'REQUEST_TIMEOUT', `the request did not arrive in time (headers within ${limits.headersTimeoutMs} ms, all of it within ${limits.requestTimeoutMs} ms)`);
+    } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+      writeAndClose(socket, 431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', 'the request headers are too large');
+    } else {
+      writeAndClose(socket, 400, 'Bad Request', 'BAD_REQUEST', 'the request is not valid HTTP/1.1');
+    }
+  });
+
+  metrics.watchConnections(() => {
+    for (const c of [...inState.unfinished.values()]) settle(c);
+    return { unfinished: inState.unfinished.size, active: inState.active.size, idle: inState.idle.size };
+  });
+
   return {
-    refuseIfOver(res, socket, mcp) {
-      answering.set(socket, res);
-      // Probes are answered whatever the load: an orchestrator that sees a live process fail its
-      // liveness probe restarts it, which sheds every call in flight.
-      if (!mcp || !over.has(socket)) return;
-      throw new HttpError(503, 'TOO_MANY_CONNECTIONS', `this server has ${limits.maxConnections} connections open already; retry shortly or on another replica`, {
+    arrived(req, res, mcp) {
+      const c = conns.get(req.socket);
+      if (c) {
+        c.req = req;
+        c.res = res;
+        // A kept-alive connection starting its next request: unfinished again until it has arrived.
+        if (c.state !== 'unfinished') move(c, 'unfinished');
+        // node marks a request without a body complete only after this event: it has arrived whole.
+        const bodyless = req.headers['transfer-encoding'] === undefined && (req.headers['content-length'] ?? '0') === '0';
+        if (bodyless) move(c, 'active');
+        else settle(c);
+        req.once('end', () => settle(c));
+        res.once('close', () => {
+          // Answered before the body arrived (a refusal): still unfinished while the rest trickles in.
+          if (conns.get(c.socket) === c && !c.socket.destroyed && req.complete) move(c, 'idle');
+        });
+      }
+      if (!mcp || !c?.over) return;
+      metrics.connectionShed('too_many_connections');
+      throw new HttpError(503, 'TOO_MANY_CONNECTIONS', `this server has ${limits.maxConnections} connections open, all serving requests or just opened (--max-connections); retry shortly or on another replica`, {
         connection: 'close',
-        'retry-after': '1',
+        'retry-after': String(RETRY_AFTER_S),
       });
     },
   };

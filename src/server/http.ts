@@ -58,8 +58,10 @@ const MCP_PATHS = new Set(['/mcp', '/sse', '/messages']);
  * A refusal of the HTTP layer on an MCP path, as a JSON-RPC error (code -32001, in the range
  * JSON-RPC leaves to servers): its message starts with this server's code, which `data` repeats.
  */
-function jsonRpcRefusal(err: HttpError): { jsonrpc: '2.0'; id: null; error: { code: number; message: string; data: { code: string } } } {
-  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: `${err.code}: ${err.message}`, data: { code: err.code } } };
+function jsonRpcRefusal(err: HttpError): { jsonrpc: '2.0'; id: null; error: { code: number; message: string; data: { code: string; retry_after_ms?: number } } } {
+  const retryAfter = err.headers?.['retry-after'];
+  const data = { code: err.code, ...(retryAfter === undefined ? {} : { retry_after_ms: Number(retryAfter) * 1000 }) };
+  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: `${err.code}: ${err.message}`, data } };
 }
 
 const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
@@ -70,7 +72,7 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
   const started = Date.now();
   const checkToken = config.authToken === undefined ? undefined : bearerChecker(config.authToken);
   const factory = serverFactory(runtime);
-  const sse = new SseSessions(factory, log, '/messages');
+  const sse = new SseSessions(factory, log, '/messages', config.maxSseSessions, runtime.metrics);
   /** Responses not finished yet, SSE streams left out: what shutdown waits for. */
   const inFlight = new Set<ServerResponse>();
   let draining = false;
@@ -183,7 +185,7 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
   /** Answers the checks that come before any handler; returns the route when the request may go on. */
   const admit = (req: IncomingMessage, res: ServerResponse, path: string): Route | undefined => {
     const route = routes.get(path);
-    connections.refuseIfOver(res, req.socket, route?.mcp ?? true);
+    connections.arrived(req, res, route?.mcp ?? true);
     if (!route && path.startsWith('/.well-known/oauth')) {
       // A client that took the 401's Bearer challenge for OAuth looks for metadata first.
       throw new HttpError(404, 'NOT_FOUND', `${path}: this server does not use OAuth; it takes one static bearer token: configure the client to send Authorization: Bearer <token>, the token the server was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN)`);
@@ -275,7 +277,7 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
   };
 
   const server: Server = createServer(serverTimeouts(config), (req, res) => void onRequest(req, res));
-  const connections = limitConnections(server, config, log);
+  const connections = limitConnections(server, config, log, runtime.metrics);
   await listen(server, config.host, config.port);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
@@ -288,6 +290,8 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
     auth: checkToken ? 'bearer' : 'none',
     allowed_hosts: config.allowedHosts.map((h) => h.text),
     max_connections: config.maxConnections,
+    max_unfinished: config.maxUnfinished,
+    max_unfinished_per_peer: config.maxUnfinishedPerPeer,
     zoekt: fleet.url,
   });
 

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { ServerFactory } from './factory.js';
 import { HttpError } from './http-io.js';
 import type { CheckedBody } from './jsonrpc-body.js';
@@ -22,6 +23,8 @@ export class SseSessions {
     private readonly factory: ServerFactory,
     private readonly log: Logger,
     private readonly messagesPath: string,
+    private readonly maxSessions: number,
+    private readonly metrics: Metrics,
   ) {}
 
   get size(): number {
@@ -30,6 +33,10 @@ export class SseSessions {
 
   /** Opens a stream on `res`; it stays open until the client goes or the server shuts down. */
   async open(res: ServerResponse): Promise<string> {
+    if (this.sessions.size >= this.maxSessions) {
+      this.metrics.connectionShed('too_many_sse_sessions');
+      throw new HttpError(503, 'TOO_MANY_SESSIONS', `this server has ${this.maxSessions} SSE sessions open (--max-sse-sessions); retry shortly, or use Streamable HTTP at /mcp, which keeps no session`, { 'retry-after': '1' });
+    }
     const transport = new SSEServerTransport(this.messagesPath, res);
     const id = transport.sessionId;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);

@@ -101,6 +101,10 @@ export function renderHealth(out: Output): string {
   const c = out.calls;
   const rate = c.cache.hit_rate === undefined ? '' : `, hit rate ${pct(c.cache.hit_rate)}`;
   lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}; ${c.in_flight} call(s) in flight`);
+  if (c.connections) {
+    const shed = Object.entries(c.connections.shed).map(([reason, n]) => `${reason} ${n}`);
+    lines.push(`http connections: ${c.connections.active} active, ${c.connections.unfinished} unfinished, ${c.connections.idle} idle; shed since start: ${shed.join(', ') || 'none'}`);
+  }
   for (const t of c.tools) lines.push(`  ${t.tool}: ${t.calls} call(s), ${t.errors} error(s), p50 ${t.p50_ms} ms, p95 ${t.p95_ms} ms, p99 ${t.p99_ms} ms`);
   for (const r of out.indexing?.repos ?? []) lines.push(`repo ${describeRepo(r)}`);
   lines.push(...truncatedLine(out.truncated));

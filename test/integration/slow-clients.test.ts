@@ -9,9 +9,10 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectStreamable, mcpRefusal, raw, startAdapter, type Adapter } from '../support/http.js';
+import { connectStreamable, MCP_HEADERS, mcpRefusal, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
+import { UNFINISHED_GRACE_MS } from '../../src/server/connections.js';
 
 interface SlowSocket {
   socket: Socket;
@@ -55,7 +56,8 @@ describe('slow clients', () => {
   beforeAll(async () => {
     adapter = await startAdapter({
       zoektUrl: inject('zoektUrl'),
-      args: ['--headers-timeout-ms', '1000', '--request-timeout-ms', '2000', '--max-connections', '400'],
+      // Budgets wide enough that only the timeouts close these (test/integration/hostile-traffic.test.ts has the budgets).
+      args: ['--headers-timeout-ms', '1000', '--request-timeout-ms', '2000', '--max-unfinished', '400', '--max-unfinished-per-peer', '400'],
     });
   });
   afterAll(() => adapter?.stop());
@@ -100,35 +102,63 @@ describe('connection cap', () => {
   });
   afterAll(() => adapter?.stop());
 
-  it('answers 503 with Retry-After past the cap, still answers probes, and serves again once connections close', async () => {
-    const port = Number(new URL(adapter.url).port);
-    const idle: Socket[] = [];
-    const opened = Array.from({ length: 5 }, () => new Promise<Socket>((resolve, reject) => {
+  const open = (port: number) =>
+    new Promise<Socket>((resolve, reject) => {
       const s = connect(port, '127.0.0.1', () => resolve(s));
       s.on('error', reject);
-    }));
-    idle.push(...(await Promise.all(opened)));
+    });
+  const closeAll = (sockets: Socket[]) =>
+    Promise.all(sockets.map((s) => new Promise<void>((done) => {
+      if (s.destroyed) return done();
+      s.once('close', () => done());
+      s.destroy();
+    })));
+  const ping = () => raw(`${adapter.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+
+  it('makes room by closing a connection that never sent a request, not by refusing the newcomer', async () => {
+    const port = Number(new URL(adapter.url).port);
+    const silent = await Promise.all(Array.from({ length: 5 }, () => open(port)));
+    const said: string[] = silent.map(() => '');
+    silent.forEach((s, i) => s.on('data', (d: Buffer) => (said[i] += d.toString())));
+    // A connection is only closed for another once it has had its grace to send a request.
+    await new Promise((r) => setTimeout(r, UNFINISHED_GRACE_MS + 100));
     try {
-      const refused = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect((await ping()).status).toBe(200);
+      // The oldest was closed with a word of why; the rest are still open.
+      await new Promise<void>((done) => (silent[0]!.destroyed ? done() : silent[0]!.once('close', () => done())));
+      expect(said[0]).toMatch(/^HTTP\/1\.1 503 /);
+      expect(said[0]).toContain('"code":"UNFINISHED_REQUEST"');
+      expect(said[0]!.toLowerCase()).toContain('retry-after: 1');
+    } finally {
+      await closeAll(silent);
+    }
+  });
+
+  it('answers 503 with Retry-After only when every connection is serving, still answers probes, and serves again after', async () => {
+    // Five SSE streams: connections that are active for as long as they stay open.
+    const port = Number(new URL(adapter.url).port);
+    const streams = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const s = await open(port);
+        const started = new Promise<void>((done) => s.once('data', () => done()));
+        s.write(`GET /sse HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+        await started;
+        return s;
+      }),
+    );
+    try {
+      const refused = await ping();
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBe('1');
-      expect(refused.json()).toEqual(mcpRefusal('TOO_MANY_CONNECTIONS', '5 connections'));
+      expect(refused.json()).toEqual(mcpRefusal('TOO_MANY_CONNECTIONS', '5 connections open, all serving requests', 1000));
       expect((await raw(`${adapter.url}/healthz`)).status).toBe(200);
     } finally {
-      await Promise.all(idle.map((s) => new Promise<void>((done) => {
-        s.once('close', () => done());
-        s.destroy();
-      })));
+      await closeAll(streams);
     }
     // The server sees the closes a little after this side does: ask until it has (bounded).
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-      const r = await raw(`${adapter.url}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-      });
-      status = r.status;
+      status = (await ping()).status;
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(200);

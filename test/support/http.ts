@@ -161,8 +161,9 @@ export const INITIALIZE = JSON.stringify({
  * The body of a refusal by the HTTP layer on an MCP path (/mcp, /sse, /messages): a JSON-RPC error
  * (code -32001) whose message starts with the server's code, which `data` carries too.
  */
-export function mcpRefusal(code: string, says = ''): Record<string, unknown> {
-  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.stringMatching(new RegExp(`^${code}: .*${says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)), data: { code } } };
+export function mcpRefusal(code: string, says = '', retryAfterMs?: number): Record<string, unknown> {
+  const data = retryAfterMs === undefined ? { code } : { code, retry_after_ms: retryAfterMs };
+  return { jsonrpc: '2.0', id: null, error: { code: -32001, message: expect.stringMatching(new RegExp(`^${code}: .*${says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)), data } };
 }
 
 export const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

@@ -1,0 +1,188 @@
+/**
+ * Hostile and heavy traffic at the defaults, on loopback. Connections that never finish a request
+ * (a header line every 2 s, or a body dribbling in; with and without the token; each reopened as
+ * soon as the server closes it) run beside a client that sends a whole tools/call on a new
+ * connection every 200 ms: the client keeps at least 95% of its calls answered, readiness never
+ * flaps, and the shedding shows in /metrics and get_health. Then 200 SDK clients connect at once
+ * and each gets its answer. Everything started here is stopped here; each phase is bounded in time.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MCP_HEADERS, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const ATTACKERS = 300;
+const VALID_CALLS = 40;
+const VALID_EVERY_MS = 200;
+
+interface Attack {
+  /** Connections opened so far, reopens included. */
+  opened(): number;
+  /** Connections the server closed. */
+  closedByServer(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Keeps `count` connections open that send `head` and then `drip` every `everyMs`, never
+ * finishing; each one the server closes is opened again at once.
+ */
+function attack(port: number, count: number, head: string, drip: string, everyMs: number): Attack {
+  const live = new Set<Socket>();
+  let opened = 0;
+  let closedByServer = 0;
+  let stopping = false;
+  const open = () => {
+    if (stopping) return;
+    opened++;
+    const socket = connect(port, '127.0.0.1');
+    live.add(socket);
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    socket.once('connect', () => {
+      socket.write(head);
+      timer = setInterval(() => socket.writable && socket.write(drip), everyMs);
+    });
+    socket.once('close', () => {
+      clearInterval(timer);
+      live.delete(socket);
+      if (!stopping) {
+        closedByServer++;
+        // Reopened on the next turn, as an attacker's loop would.
+        setImmediate(open);
+      }
+    });
+  };
+  for (let i = 0; i < count; i++) open();
+  return {
+    opened: () => opened,
+    closedByServer: () => closedByServer,
+    stop: async () => {
+      stopping = true;
+      await Promise.all(
+        [...live].map((s) => new Promise<void>((done) => {
+          s.once('close', () => done());
+          s.destroy();
+        })),
+      );
+    },
+  };
+}
+
+let adapter: Adapter;
+let port: number;
+beforeAll(async () => {
+  adapter = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_AUTH_TOKEN: TOKEN } });
+  port = Number(new URL(adapter.url).port);
+});
+afterAll(() => adapter?.stop());
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** One whole tools/call with the token, on a new connection: answered, or how it was not. */
+async function validCall(id: number): Promise<'answered' | string> {
+  try {
+    const res = await raw(`${adapter.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...auth },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_repos', arguments: { limit: 1 } } }),
+    });
+    if (res.status !== 200) return `HTTP ${res.status}: ${res.text.slice(0, 200)}`;
+    const answer = res.json() as { result?: { isError?: boolean; structuredContent?: { repos?: unknown[] } } };
+    return answer.result && !answer.result.isError && answer.result.structuredContent?.repos?.length ? 'answered' : res.text.slice(0, 200);
+  } catch (err) {
+    return `connection failed: ${(err as Error).message}`;
+  }
+}
+
+/** The valid client's calls while `during` runs, with /readyz asked between them. */
+async function validClientBeside(): Promise<{ outcomes: string[]; readyz: number[] }> {
+  const outcomes: string[] = [];
+  const readyz: number[] = [];
+  for (let i = 0; i < VALID_CALLS; i++) {
+    const started = Date.now();
+    outcomes.push(await validCall(i));
+    readyz.push((await raw(`${adapter.url}/readyz`).catch(() => ({ status: 0 }))).status);
+    await new Promise((r) => setTimeout(r, Math.max(0, VALID_EVERY_MS - (Date.now() - started))));
+  }
+  return { outcomes, readyz };
+}
+
+const host = () => `127.0.0.1:${port}`;
+const SLOW_HEADERS = () => `POST /mcp HTTP/1.1\r\nHost: ${host()}\r\n`;
+const bodyHead = (token: boolean) =>
+  `POST /mcp HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+  `${token ? `Authorization: Bearer ${TOKEN}\r\n` : ''}Content-Length: 100000\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{},"pad":"`;
+
+describe('connections that never finish a request do not lock a valid client out', { timeout: 120_000 }, () => {
+  it.each([
+    ['headers, a line every 2 s, no token', () => SLOW_HEADERS(), 'X-Slow: a\r\n', 2000],
+    ['a body dribbling in, with the token', () => bodyHead(true), 'x', 500],
+    ['a body dribbling in, without the token', () => bodyHead(false), 'x', 500],
+  ] as const)('%s', async (_what, head, drip, everyMs) => {
+    const hostile = attack(port, ATTACKERS, head(), drip, everyMs);
+    let result: Awaited<ReturnType<typeof validClientBeside>>;
+    try {
+      // The attack is in place before the first valid call.
+      await new Promise((r) => setTimeout(r, 1500));
+      result = await validClientBeside();
+    } finally {
+      await hostile.stop();
+    }
+    const answered = result.outcomes.filter((o) => o === 'answered').length;
+    expect(answered / VALID_CALLS, result.outcomes.filter((o) => o !== 'answered').join('\n')).toBeGreaterThanOrEqual(0.95);
+    // Readiness is about Zoekt, not load: it never flaps.
+    expect(result.readyz.every((s) => s === 200), result.readyz.join(',')).toBe(true);
+    // The attack did hold connections, and the server shed them rather than the client.
+    expect(hostile.opened()).toBeGreaterThanOrEqual(ATTACKERS);
+  });
+
+  it('shows connections by state and what was shed, in /metrics and get_health', async () => {
+    // More connections from one address than its budget; once they have had their grace, one
+    // more makes the server close the oldest.
+    const hostile = attack(port, 100, SLOW_HEADERS(), 'X-Slow: a\r\n', 2000);
+    await new Promise((r) => setTimeout(r, 1200));
+    const more = attack(port, 1, SLOW_HEADERS(), 'X-Slow: a\r\n', 2000);
+    for (let i = 0; i < 50 && hostile.closedByServer() === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await Promise.all([hostile.stop(), more.stop()]);
+    const metrics = await raw(`${adapter.url}/metrics`, { headers: auth });
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/zoekt_mcp_http_connections\{state="unfinished"\} \d+/);
+    expect(metrics.text).toMatch(/zoekt_mcp_http_connections\{state="active"\} [1-9]/);
+    const shed = [...metrics.text.matchAll(/zoekt_mcp_http_connections_shed_total\{reason="(\w+)"\} (\d+)/g)].map((m) => [m[1], Number(m[2])] as const);
+    expect(shed.find(([r]) => r === 'unfinished_per_peer')?.[1]).toBeGreaterThan(0);
+    const health = await raw(`${adapter.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...auth },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_health', arguments: {} } }),
+    });
+    const out = (health.json() as { result: { structuredContent: { calls: { connections?: { active: number; shed: Record<string, number> } } } } }).result.structuredContent;
+    expect(out.calls.connections?.active).toBeGreaterThanOrEqual(1);
+    expect(out.calls.connections?.shed.unfinished_per_peer).toBeGreaterThan(0);
+  });
+});
+
+describe('many agents at once', { timeout: 120_000 }, () => {
+  it('200 SDK clients connect at once over Streamable HTTP and each gets its answer', async () => {
+    const clients = Array.from({ length: 200 }, () => new Client({ name: 'many-agents', version: '1.0.0' }));
+    try {
+      const outcomes = await Promise.all(
+        clients.map(async (client) => {
+          try {
+            await client.connect(new StreamableHTTPClientTransport(new URL(`${adapter.url}/mcp`), { requestInit: { headers: auth } }));
+            const result = await client.callTool({ name: 'list_repos', arguments: { limit: 1 } });
+            return result.isError ? JSON.stringify(result.structuredContent).slice(0, 200) : 'answered';
+          } catch (err) {
+            return (err as Error).message.slice(0, 200);
+          }
+        }),
+      );
+      const failures = outcomes.filter((o) => o !== 'answered');
+      expect(failures, failures.slice(0, 5).join('\n')).toEqual([]);
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    }
+  });
+});
