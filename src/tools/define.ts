@@ -83,14 +83,22 @@ function leanOutput(field: Record<string, unknown>, listed: boolean): Record<str
  * one of the two forms is required, which JSON Schema says with anyOf. The zod schema validates
  * what handlers return; the JSON Schema advertised is its lean form (no prose, no default bounds).
  */
+/** Optional fields of every list tool's page, described in the server's instructions. */
+const SHARED_PAGE_FIELDS = new Set(['partial', 'next_cursor', 'hint', 'truncated', 'index_age', 'not_indexed']);
+
 export function advertisedOutput(output: z.ZodObject): z.ZodObject {
   const required = Object.entries(output.shape)
     .filter(([, field]) => !(field as z.ZodType).safeParse(undefined).success)
     .map(([key]) => key);
   const schema = z.object({ ...output.partial().shape, error: ErrorShape.shape.error.optional() });
   const full = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as { properties: Record<string, Record<string, unknown>> };
-  // `error` is left to anyOf: every tool's errors have the one shape the server's instructions describe.
-  const properties = Object.fromEntries(Object.entries(full.properties).filter(([k]) => k !== 'error').map(([k, v]) => [k, leanOutput(v, required.includes(k))]));
+  // `error` is left to anyOf: every tool's errors have the one shape the server's instructions
+  // describe, as do the page fields every list tool shares (said once there, not seven times here).
+  const properties = Object.fromEntries(
+    Object.entries(full.properties)
+      .filter(([k]) => k !== 'error' && !SHARED_PAGE_FIELDS.has(k))
+      .map(([k, v]) => [k, leanOutput(v, required.includes(k))]),
+  );
   return schema.meta({ properties, $schema: undefined, additionalProperties: undefined, anyOf: [{ required }, { required: ['error'] }] });
 }
 
