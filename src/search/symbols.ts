@@ -27,13 +27,16 @@ import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { derived, type Window } from './window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
-import { prominence } from './prominence.js';
+import { isTest, prominence } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
+import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
 export interface SymbolSearchArgs extends SharedFilters {
-  name: string;
+  /** Exactly one of name and description. */
+  name?: string | undefined;
+  description?: string | undefined;
   regex?: boolean | undefined;
   case_sensitive?: boolean | undefined;
   kinds?: string[] | undefined;
@@ -55,6 +58,11 @@ const SymbolResult = z.object({
   line: z.number().int(),
   column: z.number().int(),
   signature: z.string(),
+  /** A description search: how much of the description the name covers (0–1), and the words it matched. */
+  score: z.number().optional(),
+  matched_words: z.array(z.string()).optional(),
+  /** A description search: the enclosing type and a few symbols beside it. */
+  related: z.object({ parent: z.string().optional(), siblings: z.array(z.string()) }).optional(),
 });
 export type SymbolResult = z.infer<typeof SymbolResult>;
 
@@ -87,6 +95,10 @@ export interface NamePattern {
   wholeName?: string;
   /** The literal text a name starts with, for the prefix rank. */
   literalPrefix: string;
+  /** `::name`: only definitions with no enclosing type. */
+  global?: boolean;
+  /** No exact name matched, so the name is looked for inside names (case-insensitive): the hint says so. */
+  substring?: boolean;
 }
 
 const SEPARATOR = /::|\./;
@@ -106,6 +118,12 @@ export function parseName(name: string, asRegex: boolean): NamePattern {
   if (asRegex) {
     checkRegexBounds(text, 'the name regex');
     return { symRegex: text, member: text, literalPrefix: '' };
+  }
+  if (text.startsWith('::') && !/^(?:::|[.:])+$/.test(text)) {
+    // `::main`: a global definition, one with no enclosing type.
+    const member = text.slice(2);
+    if (SEPARATOR.test(member)) throw invalidArgument(`'${text}' names a member after '::'`, "'::name' finds a global (unparented) definition: give one name after '::' ('::main'); for a member, give its type first ('Server.start').");
+    return { symRegex: memberRegex(member, false), member, literalPrefix: literalPrefixOf(member), global: true };
   }
   if (/^(?:::|[.:])+$/.test(text)) {
     throw invalidArgument(
@@ -304,40 +322,166 @@ export async function candidateFiles(searcher: Searcher, query: string, fresh: b
   return { files: window!.files, window: window! };
 }
 
+/** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
+interface Matcher {
+  query: string;
+  /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
+  memoKey: string;
+  rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
+}
+
+function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
+  const caseSensitive = args.case_sensitive ?? false;
+  return {
+    query: buildSymbolQuery(args, pattern),
+    memoKey: JSON.stringify([args.name, args.regex, caseSensitive, args.kinds, pattern.substring]),
+    rank(symbol, scope, fileScore) {
+      if (pattern.parent) {
+        const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
+        if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) return undefined;
+      }
+      if (pattern.global && scope !== '') return undefined;
+      if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
+      const tier = rankTier(symbol.name, pattern);
+      return { symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: fileScore };
+    },
+  };
+}
+
+/** What surrounds a definition: its parent and folder (a package, often), and its file's name. */
+function contextWords(symbol: SymbolResult): { near: string[]; around: string[] } {
+  const parts = symbol.path.split('/');
+  const file = (parts.pop() ?? '').replace(/\.[^.]*$/, '').replace(/_test$/, '');
+  return { near: [symbol.parent ?? '', parts.pop() ?? ''], around: [file] };
+}
+
+/** Kinds that are an answer to "what does X": code, and the types that hold it. */
+const DOING_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
+
+function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<Kind> | undefined): Matcher {
+  const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(descriptionRegex(words)), ...filterParts(args)];
+  if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+  return {
+    query: q.render(q.and(...parts)),
+    memoKey: JSON.stringify(['description', words, args.kinds]),
+    rank(symbol, _scope, fileScore) {
+      if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
+      const { near, around } = contextWords(symbol);
+      const { score, matched, extra } = coverage(words, symbol.name, near, around);
+      // Only a name that has a word of the description: its file or parent alone is not a match.
+      if (!matched.some((w) => identifierWords(symbol.name).some((n) => concept(n) === concept(w)))) return undefined;
+      // Coverage first, in steps so that close calls go to what comes next, and three steps lower
+      // in tests and examples (an agent asking what code does means the code, not its tests);
+      // then kind fit, then the definition ranking (public, shallow), then the fewest words unasked for.
+      const fit = DOING_KINDS.has(symbol.kind) ? 0 : 2 ** 26;
+      return {
+        symbol: { ...symbol, score, matched_words: matched },
+        tier: 10 - Math.floor(score * 10) + (isTest(symbol.path) ? 3 : 0),
+        prominence: fit + prominence(symbol) * 16 + Math.min(extra, 15),
+        score: fileScore,
+      };
+    },
+  };
+}
+
+/**
+ * The `sym:` regex of a description: any spelling of any of its words, where an identifier word
+ * starts (after a non-letter, or as the capital of a camelCase word), so `db` meets `dbConn` and
+ * `openDB` but not `sandbox`. Case is spelled out in the regex; the query is case:yes.
+ */
+export function descriptionRegex(words: readonly string[]): string {
+  const alternatives = new Set<string>();
+  for (const word of words) {
+    for (const spelling of spellings(word)) {
+      const lower = q.escapeRegex(spelling.toLowerCase());
+      const capital = q.escapeRegex(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
+      const upper = q.escapeRegex(spelling.toUpperCase());
+      alternatives.add(`(?:^|[^A-Za-z])(?:${lower}|${capital}|${upper})`);
+      alternatives.add(`[a-z0-9](?:${capital}|${upper})`);
+    }
+  }
+  return [...alternatives].join('|');
+}
+
+/** The words of a description, or why it has none that can be searched for. */
+function checkedDescription(description: string): string[] {
+  const words = descriptionWords(description);
+  if (words.length === 0) {
+    throw invalidArgument(
+      `the description '${description.slice(0, 100)}' has no word that could be part of a name`,
+      "Describe what the code does in a few words that would appear in its names: 'database connection', 'retry request', 'parse config file'.",
+    );
+  }
+  if (words.length > MAX_DESCRIPTION_WORDS) {
+    throw invalidArgument(`the description has ${words.length} words; at most ${MAX_DESCRIPTION_WORDS} are used`, 'Keep the words that would appear in the names you look for.');
+  }
+  return words;
+}
+
+const MAX_DESCRIPTION_WORDS = 8;
+
+/** The name or the description: exactly one. */
+function oneOfNameOrDescription(args: SymbolSearchArgs): void {
+  if ((args.name === undefined) === (args.description === undefined)) {
+    throw invalidArgument(
+      args.name === undefined ? 'give name or description' : 'give name or description, not both',
+      "name finds definitions by name ('UserService', 'get*', 'Server.start'); description finds them by what they do, in words ('database connection handling').",
+    );
+  }
+  if (args.description !== undefined && args.regex) throw invalidArgument('regex applies to name, not to description', 'Drop regex, or search by name.');
+}
+
+/** A bare name: what may fall back to a search inside names when no symbol has it exactly. */
+function bareName(args: SymbolSearchArgs, pattern: NamePattern): boolean {
+  return !args.regex && !pattern.parent && !pattern.global && !isGlob(pattern.member) && IDENTIFIER_WORD.test(pattern.member);
+}
+
 export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, budget: Budget<SymbolSearchOutput>, signal?: AbortSignal): Promise<SymbolSearchOutput> {
   const started = Date.now();
+  oneOfNameOrDescription(args);
   const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
   const kinds = parseKinds(args.kinds);
-  const pattern = parseName(args.name, args.regex ?? false);
-  const query = buildSymbolQuery(args, pattern);
-  const caseSensitive = args.case_sensitive ?? false;
+  const pattern = args.name === undefined ? undefined : parseName(args.name, args.regex ?? false);
+  const words = args.description === undefined ? [] : checkedDescription(args.description);
+  let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, kinds);
+  let fellBack = false;
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
+  const rankWindow = async (m: Matcher, offset: number) => {
+    const { files, window } = await candidateFiles(searcher, m.query, offset === 0, signal);
+    // Later pages of a walk rank the same cached window again: once per window and matcher.
+    const out = derived(window, `symbols\u0000${m.memoKey}`, () => {
+      const all: Ranked[] = [];
+      for (const file of files) {
+        for (const { symbol, scope } of symbolsOf(file)) {
+          const r = m.rank(symbol, scope, file.score);
+          if (r) all.push(r);
+        }
+      }
+      return all.sort(compareRanked);
+    });
+    return { files, window, out };
+  };
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
     cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
-      const { files, window } = await candidateFiles(searcher, query, offset === 0, signal);
-      // Later pages of a walk rank the same cached window again: once per window and filter.
-      const memoKey = JSON.stringify([args.name, args.regex, caseSensitive, args.kinds]);
-      ranked = derived(window, `symbols\u0000${memoKey}`, () => {
-        const out: Ranked[] = [];
-        for (const file of files) {
-          for (const { symbol, scope } of symbolsOf(file)) {
-            if (pattern.parent) {
-              const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
-              if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) continue;
-            }
-            if (kinds && !kinds.has(symbol.kind as Kind)) continue;
-            const tier = rankTier(symbol.name, pattern);
-            out.push({ symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: file.score });
-          }
+      let { files, window, out } = await rankWindow(matcher, offset);
+      // No symbol has this name: look for it inside names, and say so (the same on every page).
+      if (out.length === 0 && pattern && bareName(args, pattern)) {
+        const inside = { ...pattern, symRegex: `(?i)${q.escapeRegex(pattern.member)}`, literalPrefix: '', substring: true };
+        const fallback = nameMatcher({ ...args, case_sensitive: false }, inside, kinds);
+        const second = await rankWindow(fallback, offset);
+        if (second.out.length) {
+          ({ files, window, out } = second);
+          matcher = fallback;
+          fellBack = true;
         }
-        return out.sort(compareRanked);
-      });
+      }
+      ranked = out;
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranked.length > offset + limit,
@@ -346,25 +490,70 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         hadCandidates: files.length > 0,
       };
     },
-    emptyHint: async (fetched) => zeroSymbolHint(searcher, args, pattern, fetched.hadCandidates, await unindexedLanguages(searcher, args), signal),
+    emptyHint: async (fetched) =>
+      pattern
+        ? zeroSymbolHint(searcher, args, pattern, fetched.hadCandidates, await unindexedLanguages(searcher, args), signal)
+        : `No symbol name has any of the words ${JSON.stringify(descriptionWords(args.description!))} (or their usual abbreviations). Try other words for the same thing, fewer filters, or search_code for the words in comments and strings.`,
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   const notIndexed = await skipped;
+  const related = args.description !== undefined ? await relatedOf(searcher, page.items, signal).catch(() => undefined) : undefined;
   const stats = {
     symbols: ranked.length,
     files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
     duration_ms: Date.now() - started,
     complete: page.complete,
   };
-  const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => ({
-    zoekt_query: searcher.confine(query),
-    symbols: page.items.slice(0, s.results).map((sym) => ({ ...sym, signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars) })),
-    stats,
-    ...(notIndexed ? { not_indexed: notIndexed } : {}),
-    ...(truncated ? { truncated } : {}),
-    ...pagingOutput(page),
-  });
+  const fallbackHint = fellBack ? `No symbol is named exactly '${pattern!.member}'; these are the symbols whose names contain it (any case).` : undefined;
+  const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => {
+    const paging = pagingOutput(page);
+    const hint = [fallbackHint, paging.hint].filter(Boolean).join(' ');
+    return {
+      zoekt_query: searcher.confine(matcher.query),
+      symbols: page.items.slice(0, s.results).map((sym) => ({
+        ...sym,
+        signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars),
+        ...(related?.has(sym) ? { related: related.get(sym)! } : {}),
+      })),
+      stats,
+      ...(notIndexed ? { not_indexed: notIndexed } : {}),
+      ...(truncated ? { truncated } : {}),
+      ...paging,
+      ...(hint ? { hint } : {}),
+    };
+  };
   return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
+}
+
+/** Siblings named per result, at most. */
+const SIBLINGS = 4;
+
+/**
+ * Each result's parent and a few symbols beside it (same parent, else the file's top level): one
+ * search for every symbol of the page's files.
+ */
+async function relatedOf(searcher: Searcher, symbols: SymbolResult[], signal?: AbortSignal): Promise<Map<SymbolResult, { parent?: string; siblings: string[] }>> {
+  const out = new Map<SymbolResult, { parent?: string; siblings: string[] }>();
+  if (symbols.length === 0) return out;
+  const files = uniqueFiles(symbols);
+  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), signal }, files, files.length);
+  const byFile = new Map<string, SymbolResult[]>();
+  for (const f of window.files) byFile.set(`${f.repo}\0${f.path}`, symbolsOf(f).map((x) => x.symbol));
+  for (const sym of symbols) {
+    const all = byFile.get(`${sym.repo}\0${sym.path}`) ?? [];
+    const siblings = all.filter((o) => o.parent === sym.parent && o.name !== sym.name).slice(0, SIBLINGS).map((o) => o.name);
+    out.set(sym, { ...(sym.parent ? { parent: sym.parent } : {}), siblings: [...new Set(siblings)] });
+  }
+  return out;
+}
+
+function uniqueFiles(symbols: SymbolResult[]): FileHit[] {
+  const seen = new Map<string, FileHit>();
+  for (const s of symbols) {
+    const key = `${s.repo}\0${s.path}`;
+    if (!seen.has(key)) seen.set(key, { repo: s.repo, path: s.path } as FileHit);
+  }
+  return [...seen.values()];
 }
 
 function candidatesBound(): { reason: string; hint: string } {
@@ -401,7 +590,7 @@ async function zeroSymbolHint(
     const noFiles = unindexed.every((c) => c.files === 0);
     return noFiles
       ? `No symbol definitions found: the index has no ${which} files in scope. Check the language name, or call list_repos to see each repository's languages.`
-      : `No symbol definitions found: ${which} has no symbols in this index (no symbol parser reads it, or its repositories were indexed without one). search_code with query '${args.name.replace(/'/g, '')}' and languages finds the text; get_health lists the symbol coverage of every language.`;
+      : `No symbol definitions found: ${which} has no symbols in this index (no symbol parser reads it, or its repositories were indexed without one). search_code with query '${(args.name ?? '').replace(/'/g, '')}' and languages finds the text; get_health lists the symbol coverage of every language.`;
   }
   const causes: string[] = [];
   if (hadCandidates && args.kinds?.length) causes.push(`symbols named like that exist, but none of kinds ${JSON.stringify(args.kinds)}: drop kinds to see their kinds`);

@@ -6,7 +6,8 @@ import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text, toolInput } from './shared.js';
 
 const input = toolInput({
-  name: text(500).describe("Exact ('UserService'), glob ('get*'), qualified ('Server.start', 'A::find'); 'Parent::' lists members"),
+  name: text(500).optional().describe("Exact ('UserService'), glob ('get*'), qualified ('Server.start', 'A::find'); 'Parent::' lists members; '::main' a global"),
+  description: text(300).optional().describe("Instead of name: what it does, in words ('database connection handling')"),
   regex: z.boolean().optional().describe('name is an RE2 regex'),
   case_sensitive: z.boolean().optional(),
   kinds: stringList(KINDS.length, 50).describe(KINDS.join(', ')),
@@ -25,7 +26,9 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     lastFile = file;
     // The parser's own word only where it says more than the normalized kind (`method (func)`, not `method (Method)`).
     const kind = s.kind === s.raw_kind.toLowerCase() ? s.kind : `${s.kind} (${s.raw_kind})`;
-    lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}]`);
+    const why = s.matched_words ? ` score ${s.score} (${s.matched_words.join(', ')})` : '';
+    const beside = s.related?.siblings.length ? `; beside: ${s.related.siblings.join(', ')}` : '';
+    lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}${why}${beside}]`);
   }
   lines.push('', `${out.symbols.length} symbol(s) on this page; ${count(out.stats.symbols, out.stats.complete)} in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
@@ -40,6 +43,7 @@ export const searchSymbolsTool = defineTool({
     'Examples:',
     '- {"name": "UserService"}',
     '- {"name": "get*", "kinds": ["function"], "languages": ["go"]}',
+    '- {"description": "retry request", "kinds": ["function", "method"]}',
   ].join('\n'),
   input,
   output: SymbolSearchOutput,

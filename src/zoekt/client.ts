@@ -412,7 +412,7 @@ export class ZoektClient {
       'TIMEOUT',
       budget < 1
         ? `the call's deadline of ${this.timeoutMs} ms (--timeout-ms) had run out before zoekt was asked /${path}`
-        : `zoekt did not answer /${path} within the ${Math.round(budget)} ms it was given (what was left of the call's deadline, --timeout-ms ${this.timeoutMs})`,
+        : `zoekt did not answer /${path} within the ${Math.round(budget)} ms it was given (what was left of the call's deadline of ${this.timeoutMs} ms, --timeout-ms)`,
       'Narrow the query (add repos, paths or languages filters, or a more selective term), or raise ZOEKT_MCP_TIMEOUT_MS.',
       { cause },
     );

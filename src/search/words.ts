@@ -1,0 +1,175 @@
+/**
+ * Words of identifiers and of descriptions, for finding symbols by what they do. An identifier
+ * is split where code splits words (`camelCase`, `snake_case`, `kebab-case`, `HTTPServer` →
+ * http server, digits apart); every word is case-folded and stemmed lightly, and the common
+ * abbreviations of code stand for the word they shorten, so "database connection" meets
+ * `dbConn` and `connect_to_database` alike.
+ */
+
+/**
+ * Each group: a word and the short forms code writes for it. The first is the group's name; a
+ * word of either side stands for the group.
+ */
+const ABBREVIATIONS: readonly (readonly string[])[] = [
+  ['connection', 'conn', 'connect'],
+  ['database', 'db'],
+  ['configuration', 'config', 'cfg', 'conf', 'configure'],
+  ['message', 'msg'],
+  ['request', 'req'],
+  ['response', 'resp'],
+  ['delete', 'del'],
+  ['format', 'fmt'],
+  ['initialize', 'init', 'initialise'],
+  ['context', 'ctx'],
+  ['error', 'err'],
+  ['argument', 'arg', 'args'],
+  ['parameter', 'param', 'params'],
+  ['directory', 'dir'],
+  ['string', 'str'],
+  ['number', 'num'],
+  ['count', 'cnt'],
+  ['buffer', 'buf'],
+  ['pointer', 'ptr'],
+  ['reference', 'ref'],
+  ['temporary', 'tmp', 'temp'],
+  ['authentication', 'auth', 'authenticate'],
+  ['authorization', 'authz', 'authorize'],
+  ['environment', 'env'],
+  ['specification', 'spec'],
+  ['information', 'info'],
+  ['document', 'doc'],
+  ['execute', 'exec'],
+  ['calculate', 'calc', 'compute'],
+  ['value', 'val'],
+  ['variable', 'var'],
+  ['index', 'idx'],
+  ['length', 'len'],
+  ['maximum', 'max'],
+  ['minimum', 'min'],
+  ['address', 'addr'],
+  ['source', 'src'],
+  ['destination', 'dst', 'dest'],
+  ['attribute', 'attr'],
+  ['previous', 'prev'],
+  ['current', 'cur', 'curr'],
+  ['manager', 'mgr'],
+  ['utility', 'util', 'utils'],
+  ['library', 'lib'],
+  ['package', 'pkg'],
+  ['function', 'func', 'fn'],
+  ['command', 'cmd'],
+  ['statistic', 'stat', 'stats'],
+  ['synchronize', 'sync'],
+  ['asynchronous', 'async'],
+  ['image', 'img'],
+  ['password', 'pwd', 'passwd'],
+  ['certificate', 'cert'],
+  ['transaction', 'txn', 'tx'],
+  ['integer', 'int'],
+  ['character', 'char'],
+  ['boolean', 'bool'],
+  ['sequence', 'seq'],
+  ['generate', 'gen'],
+  ['handle', 'handler'],
+];
+
+/** Words a description carries that say nothing about the code it asks for. */
+const STOP_WORDS = new Set(
+  'a an the of for to in on at by with from and or is are be been being it its this that these those where which what who how when do does done where find show me all any some code logic implementation implemented place places thing things one ones there here into out about please should would can could'.split(' '),
+);
+
+/** Light stemming: enough that handling/handled/handles/handler meet, not a linguist's stemmer. */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length <= 3) return w;
+  let stripped = false;
+  for (const [suffix, keep] of [
+    ['ies', 'y'],
+    ['ing', ''],
+    ['ed', ''],
+    ['er', ''],
+    ['es', ''],
+    ['s', ''],
+  ] as const) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3 && !(suffix === 's' && w.endsWith('ss'))) {
+      w = w.slice(0, w.length - suffix.length) + keep;
+      stripped = true;
+      break;
+    }
+  }
+  // "handl-e" and "handl-ing" meet at "handl"; a doubled final consonant (running) is undoubled.
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
+  if (stripped && /([^aeiou])\1$/.test(w) && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+/** Stemmed form → the group's name, for every word of every abbreviation group. */
+const GROUP_OF = new Map<string, string>();
+for (const group of ABBREVIATIONS) for (const w of group) GROUP_OF.set(stem(w), stem(group[0]!));
+
+/** The concept a word stands for: its abbreviation group's name, or its own stem. */
+export function concept(word: string): string {
+  const s = stem(word);
+  return GROUP_OF.get(s) ?? s;
+}
+
+/** The spellings code may use for a concept: every member of its group, unstemmed. */
+export function spellings(word: string): string[] {
+  const c = concept(word);
+  const group = ABBREVIATIONS.find((g) => stem(g[0]!) === c);
+  const stemmed = stem(word);
+  return [...new Set([stemmed, ...(group ?? []).map((g) => (g.length > 4 ? stem(g) : g))])];
+}
+
+/** `parseHTTPRequest2` → ['parse', 'http', 'request', '2']; `connect_to_database` → ['connect', 'to', 'database']. */
+export function identifierWords(identifier: string): string[] {
+  return identifier
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, a: string, b: string, c: string, d: string) => (a ? `${a} ${b}` : `${c} ${d}`))
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/** The words of a description that name something: lower-cased, stop words and repeats left out. */
+export function descriptionWords(description: string): string[] {
+  const words = description
+    .split(/[^\p{L}\p{N}_-]+/u)
+    .flatMap((w) => identifierWords(w))
+    .filter((w) => !STOP_WORDS.has(w) && w.length > 1);
+  const seen = new Set<string>();
+  return words.filter((w) => {
+    const c = concept(w);
+    if (seen.has(c)) return false;
+    seen.add(c);
+    return true;
+  });
+}
+
+/**
+ * How much of the description `name` covers, with the words of `near` (its parent, its folder:
+ * `url.Parse`, `Server.ListenAndServe`) counting in full and those of `around` (its file's name)
+ * counting half: the share of the description's concepts covered, and which words of the
+ * description matched. `extra`: the name's own words the description did not ask for, which
+ * tells two names of equal coverage apart (the closer fit has fewer).
+ */
+export function coverage(words: readonly string[], name: string, near: readonly string[] = [], around: readonly string[] = []): { score: number; matched: string[]; extra: number } {
+  const conceptsOf = (texts: readonly string[]) => new Set(texts.flatMap((t) => identifierWords(t).map(concept)));
+  const own = conceptsOf([name]);
+  const close = conceptsOf(near);
+  const far = conceptsOf(around);
+  let got = 0;
+  const matched: string[] = [];
+  const hit = new Set<string>();
+  for (const w of words) {
+    const c = concept(w);
+    const weight = own.has(c) || close.has(c) ? 1 : far.has(c) ? 0.5 : 0;
+    if (weight === 0) continue;
+    got += weight;
+    matched.push(w);
+    hit.add(c);
+  }
+  const score = words.length ? Math.round((got / words.length) * 1000) / 1000 : 0;
+  return { score, matched, extra: [...own].filter((c) => !hit.has(c)).length };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { concept, coverage, descriptionWords, identifierWords, stem } from '../../src/search/words.js';
+
+describe('identifier words', () => {
+  it.each([
+    ['connect_to_database', ['connect', 'to', 'database']],
+    ['parseHTTPRequest2', ['parse', 'http', 'request', '2']],
+    ['HTTPServer', ['http', 'server']],
+    ['kebab-case-name', ['kebab', 'case', 'name']],
+    ['Vector_impl', ['vector', 'impl']],
+    ['ReadAll', ['read', 'all']],
+    ['utf8Decode', ['utf', '8', 'decode']],
+  ])('%s', (id, words) => {
+    expect(identifierWords(id)).toEqual(words);
+  });
+});
+
+describe('description words', () => {
+  it('drops words that name nothing, and repeats of one concept', () => {
+    expect(descriptionWords('where is the database connection handled?')).toEqual(['database', 'connection', 'handled']);
+    expect(descriptionWords('find the retry logic')).toEqual(['retry']);
+    expect(descriptionWords('connect and connection')).toEqual(['connect']);
+  });
+});
+
+describe('concepts', () => {
+  it('meet across inflections and the abbreviations code uses', () => {
+    for (const [a, b] of [
+      ['handling', 'handle'],
+      ['handled', 'handler'],
+      ['connection', 'conn'],
+      ['connecting', 'connect'],
+      ['database', 'db'],
+      ['configuration', 'cfg'],
+      ['message', 'msg'],
+      ['initialize', 'init'],
+      ['retries', 'retry'],
+      ['requests', 'req'],
+    ]) expect(concept(a!), `${a} ~ ${b}`).toBe(concept(b!));
+    expect(concept('database')).not.toBe(concept('data'));
+    expect(stem('class')).toBe('class');
+  });
+});
+
+describe('coverage', () => {
+  const words = descriptionWords('database connection handling');
+  it('ranks the name that covers the description above partial ones', () => {
+    const full = coverage(words, 'connect_to_database');
+    const partial = coverage(words, 'DatabaseName');
+    const none = coverage(words, 'render');
+    expect(full.matched).toEqual(['database', 'connection']);
+    expect(full.score).toBeGreaterThan(partial.score);
+    expect(full.extra).toBe(1);
+    expect(partial.score).toBeGreaterThan(none.score);
+    expect(none).toMatchObject({ score: 0, matched: [] });
+  });
+  it('counts the words of the parent and folder in full, those of the file name at half', () => {
+    const words = descriptionWords('parse url');
+    expect(coverage(words, 'Parse', ['', 'url'], ['url']).score).toBe(1);
+    expect(coverage(words, 'Parse', [''], ['url']).score).toBe(0.75);
+    expect(coverage(words, 'Parse').score).toBe(0.5);
+  });
+});
