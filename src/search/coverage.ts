@@ -37,8 +37,11 @@ export interface Coverage {
 /** Files whose symbols are read to tell the parser (at most; across repositories, one or so of each). */
 const SAMPLE_FILES = 50;
 const SAMPLE_MATCHES = 500;
-/** Searches in flight at once for one coverage. */
-const CONCURRENCY = 6;
+/**
+ * Searches in flight at once for one coverage. Each is a `sym:.` search over a language's files,
+ * a few hundred MB of Zoekt's memory at its peak: several at once add up.
+ */
+const CONCURRENCY = 2;
 /**
  * A coverage is read on its own deadline, not the call's: a call that cannot wait for it answers
  * without it, and the next call finds it read.

@@ -81,7 +81,8 @@ export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 export const SYMBOL_DEFAULTS = { limit: 20 };
 
 /** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
-const FILE_WINDOWS = [500, 5000];
+// A window of 5,000 files of symbols is a 40–70 MB answer for Zoekt to build: past the answer cap anyway.
+const FILE_WINDOWS = [500, 2000];
 
 /** What the `name` argument asks for. */
 export interface NamePattern {

@@ -95,9 +95,13 @@ export function answerCap(req: Pick<SearchRequest, 'whole'>): number {
 /**
  * The match budget of every search. Zoekt evaluates every candidate file until a shard has found
  * this many matches (then FilesSkipped says what it left out), so answers are complete and
- * counts exact below it. `err` over Go's source tree (5,920 files) has 260k matches.
+ * counts exact below it: `err` over Go's source tree (5,920 files in 2 shards) needs more than
+ * 250k. It is also what bounds Zoekt's memory for a broad query, as a shard holds every match it
+ * collects until it stops: the symbol-coverage probe (`lang:Go sym:.`) over that tree peaks
+ * zoekt-webserver at 355 MB with 1M per shard, 298 MB with 300k, 166 MB with 100k (Zoekt's own
+ * default, which would make `err` partial).
  */
-export const MATCH_LIMITS: MatchLimits = { shard: 1_000_000, total: 4_000_000 };
+export const MATCH_LIMITS: MatchLimits = { shard: 300_000, total: 1_200_000 };
 /**
  * How an answer over the size cap is asked again, one step after another until it fits: without
  * context lines, then with the match budget cut twice (Zoekt stops searching sooner), then with
