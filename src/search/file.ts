@@ -64,17 +64,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   if (args.start_line !== undefined && args.end_line !== undefined && args.end_line < args.start_line) {
     throw invalidArgument(`end_line ${args.end_line} is before start_line ${args.start_line}`, 'Give end_line >= start_line, or leave end_line out.');
   }
-  searcher.scope.check(args.repo);
-
-  // A repository indexed as HEAD is read there when asked for its branch by name.
-  const choice = args.branch === undefined ? undefined : await resolveBranch(searcher, args.branch, [q.repo(exact(args.repo))], signal);
-  const branch = choice?.branch;
-  const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(path)), branch !== undefined && q.branch(branch)));
-  const hits = (await searcher.wholeFiles(query, 10, args.repo, signal)).filter(
-    (f) => f.repo === args.repo && f.path === path && (branch === undefined || f.branches.includes(branch)),
-  );
-  const file = hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
-  if (!file) throw await notFound(searcher, args, path, signal);
+  const { file, choice } = await findFile(searcher, { ...args, path }, signal);
   const skipped = file.notIndexed;
   if (skipped) {
     throw new ToolError(
@@ -133,6 +123,33 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   return fitToBudget(make, { lines: lines.length, line_chars: longest }, dials, budget);
 }
 
+/**
+ * One indexed file, by exact repository and path, with its whole content, on the asked branch or
+ * else its repository's first; NOT_FOUND with the nearest names when it is not there. `also`: a
+ * query part the file must match too (`sym:.` for its symbols); a file that does not is `undefined`.
+ */
+export async function findFile(
+  searcher: Searcher,
+  args: { repo: string; path: string; branch?: string | undefined },
+  signal?: AbortSignal,
+  also?: q.QueryPart,
+): Promise<{ file: FileHit; choice: Awaited<ReturnType<typeof resolveBranch>> | undefined }> {
+  searcher.scope.check(args.repo);
+  // A repository indexed as HEAD is read there when asked for its branch by name.
+  const choice = args.branch === undefined ? undefined : await resolveBranch(searcher, args.branch, [q.repo(exact(args.repo))], signal);
+  const branch = choice?.branch;
+  const locate = async (part?: q.QueryPart) => {
+    const query = q.render(q.and(q.repo(exact(args.repo)), q.file(exact(args.path)), branch !== undefined && q.branch(branch), part));
+    const hits = (await searcher.wholeFiles(query, 10, args.repo, signal)).filter(
+      (f) => f.repo === args.repo && f.path === args.path && (branch === undefined || f.branches.includes(branch)),
+    );
+    return hits.length > 1 ? await onFirstBranch(searcher, args.repo, hits, signal) : hits[0];
+  };
+  const file = (also && (await locate(also))) || (await locate());
+  if (!file) throw await notFound(searcher, args, args.path, signal);
+  return { file, choice };
+}
+
 /** A line's length without its line ending. */
 function lineLength(line: string): number {
   return line.replace(/\r?\n$/, '').length;
@@ -156,7 +173,7 @@ async function onFirstBranch(searcher: Searcher, repo: string, hits: FileHit[], 
   return [...hits].sort((a, b) => rank(a) - rank(b))[0];
 }
 
-async function notFound(searcher: Searcher, args: GetFileArgs, path: string, signal?: AbortSignal): Promise<ToolError> {
+async function notFound(searcher: Searcher, args: { repo: string; branch?: string | undefined }, path: string, signal?: AbortSignal): Promise<ToolError> {
   const repos = await searcher.list('', signal);
   const names = repos.repos.map((r) => r.name);
   if (!names.includes(args.repo)) {

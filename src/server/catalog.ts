@@ -55,8 +55,14 @@ function describe(tool: AnyTool): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-    outputSchema: z.toJSONSchema(advertisedOutput(tool.output), { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+    outputSchema: leanOutputSchema(tool),
     // The title is given once, at the top (MCP 2025-06-18 and later read it there).
     annotations: { ...READ_ONLY_ANNOTATIONS },
   };
+}
+
+/** The advertised output schema, without the definitions of nested types its lean properties no longer use. */
+function leanOutputSchema(tool: AnyTool): Tool['outputSchema'] {
+  const { definitions: _unused, ...schema } = z.toJSONSchema(advertisedOutput(tool.output), { target: 'draft-7', io: 'output' }) as Record<string, unknown>;
+  return schema as Tool['outputSchema'];
 }

@@ -18,10 +18,10 @@ export const INSTRUCTIONS = [
   'zoekt-mcp searches source code indexed by Zoekt.',
   'Use search_code for text and regex search (Zoekt query syntax), search_symbols for where things are defined,',
   'search_files to find files by name or path, find_references for the definitions and usages of one identifier,',
-  'get_file to read a file, list_repos for what is indexed, get_health when calls fail.',
+  'get_file_outline for the symbols of one file, get_file to read a file, list_repos for what is indexed, get_health when calls fail.',
   'Every list result is paginated: pass next_cursor back as cursor with the same arguments.',
   'Besides its own fields an answer may carry: partial {reason, hint} (the search did not cover everything, and how to narrow it),',
-  'truncated (what the output bound cut), hint (what to call next), not_indexed (files in scope kept by name only) and index_age.',
+  'truncated (what the output bound, max_output_chars, cut), hint (what to call next), not_indexed (files in scope kept by name only) and index_age.',
   'Errors carry {error: {code, message, hint, retryable}}: the hint says what to do next.',
 ].join(' ');
 

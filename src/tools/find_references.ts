@@ -5,8 +5,8 @@ import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, sharedFilterArgs, text, toolInput } from './shared.js';
 
 const input = toolInput({
-  symbol: text(300).describe("'parseConfig', or qualified: 'Server.start', 'A::find'"),
-  kind: text(50).optional().describe('Of the definitions, as in search_symbols'),
+  symbol: text(300).describe("'parseConfig', or 'Server.start', 'A::find'"),
+  kind: text(50).optional().describe('Definitions of this kind only'),
   include_definitions: z.boolean().optional().describe('Default true'),
   context_lines: z.number().int().min(0).max(5).optional().describe(`Default ${REFERENCE_DEFAULTS.context_lines}`),
   ...sharedFilterArgs,
@@ -44,7 +44,7 @@ export const findReferencesTool = defineTool({
   name: FIND_REFERENCES,
   title: 'Find references',
   description: [
-    'Definitions (indexed symbols) and whole-word usages of one identifier; definitions all on page 1, pages run over usages, kept to the definitions\' language family unless languages is given.',
+    'Definitions (indexed symbols) and whole-word usages of one identifier: definitions on page 1, then pages of usages, in the definitions\' language family unless languages is given.',
     'Examples:',
     '- {"symbol": "NewServer"}',
     '- {"symbol": "UserService.find", "include_definitions": false}',

@@ -4,11 +4,14 @@ import { defineTool } from './define.js';
 import { text, toolInput } from './shared.js';
 import { truncatedLine } from '../search/budget.js';
 
+/** Past any file Zoekt indexes (4 MiB at most), and a short number in the schema. */
+const MAX_LINE_NUMBER = 10_000_000;
+
 const input = toolInput({
   repo: text(500).describe('Full name, as list_repos and results give it'),
   path: text(2000),
-  start_line: z.number().int().min(1).optional(),
-  end_line: z.number().int().min(1).optional(),
+  start_line: z.number().int().min(1).max(MAX_LINE_NUMBER).optional(),
+  end_line: z.number().int().min(1).max(MAX_LINE_NUMBER).optional(),
   branch: text(200).optional().describe('Default: the first indexed branch that has the file'),
 });
 

@@ -2,6 +2,7 @@
 import type { AnyTool } from './define.js';
 import { findReferencesTool } from './find_references.js';
 import { getFileTool } from './get_file.js';
+import { getFileOutlineTool } from './get_file_outline.js';
 import { getHealthTool } from './get_health.js';
 import { listReposTool } from './list_repos.js';
 import { searchCodeTool } from './search_code.js';
@@ -14,6 +15,7 @@ export const TOOLS: readonly AnyTool[] = [
   searchFilesTool,
   findReferencesTool,
   getFileTool,
+  getFileOutlineTool,
   listReposTool,
   getHealthTool,
 ];

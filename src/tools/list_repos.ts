@@ -36,7 +36,7 @@ export const listReposTool = defineTool({
   name: LIST_REPOS,
   title: 'List repositories',
   description: [
-    'Indexed repos: names (for repos and get_file), branches, index time, sizes, files not indexed, and per language the files with symbols and their parser.',
+    'Indexed repos: names (for repos and get_file), branches, index time, sizes, files not indexed, symbol coverage per language.',
     'Examples:',
     '- {}',
     '- {"filter": "github.com/acme/*"}',

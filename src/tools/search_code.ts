@@ -42,7 +42,7 @@ export const searchCodeTool = defineTool({
   description: [
     'Search file contents (Zoekt): files by relevance, matched lines with context.',
     'Query: bare terms are RE2 regexes, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ). literal: true for exact text.',
-    'Lists page: pass next_cursor back as cursor, same arguments. An answer over max_output_chars is cut and says so.',
+    'Lists page: pass next_cursor back as cursor, same arguments.',
     'Examples:',
     '- {"query": "func\\s+NewServer"}',
     '- {"query": "foo(bar[0])", "literal": true, "paths": ["src/"]}',

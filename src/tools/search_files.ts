@@ -30,7 +30,7 @@ export const searchFilesTool = defineTool({
   name: SEARCH_FILES,
   title: 'Search files',
   description: [
-    'Find files by path glob (not content): *.go and Makefile match at any depth, src/**/*.ts from the repo root, test/ a whole directory.',
+    'Find files by path glob (not content): *.go and Makefile match at any depth, src/**/*.ts from the repo root, test/ a directory.',
     'Examples:',
     '- {"pattern": "**/*.test.ts"}',
     '- {"pattern": "(^|/)Dockerfile$", "regex": true}',

@@ -7,7 +7,7 @@ import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text,
 
 const input = toolInput({
   name: text(500).optional().describe("Exact ('UserService'), glob ('get*'), qualified ('Server.start', 'A::find'); 'Parent::' lists members; '::main' a global"),
-  description: text(300).optional().describe("Instead of name: what it does, in words ('database connection handling')"),
+  description: text(300).optional().describe("Or what it does, in words ('db connection handling')"),
   regex: z.boolean().optional().describe('name is an RE2 regex'),
   case_sensitive: z.boolean().optional(),
   kinds: stringList(KINDS.length, 50).describe(KINDS.join(', ')),
@@ -39,11 +39,11 @@ export const searchSymbolsTool = defineTool({
   name: SEARCH_SYMBOLS,
   title: 'Search symbols',
   description: [
-    'Where functions, types, classes, variables are defined (indexed symbols). Case-insensitive; exact names first, public and outside tests first among them. Result: kind, parent, line, signature.',
+    'Where functions, types, classes, variables are defined (indexed symbols). Case-insensitive; exact names first, then public, non-test. Result: kind, parent, line, signature.',
     'Examples:',
     '- {"name": "UserService"}',
     '- {"name": "get*", "kinds": ["function"], "languages": ["go"]}',
-    '- {"description": "retry request", "kinds": ["function", "method"]}',
+    '- {"description": "retry request"}',
   ].join('\n'),
   input,
   output: SymbolSearchOutput,
