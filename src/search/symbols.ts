@@ -30,6 +30,7 @@ import { resolveLanguage } from './languages.js';
 import { isTest, prominence } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
 import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
+import { DOC_LINES, documentationOf } from './documentation.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -63,6 +64,8 @@ const SymbolResult = z.object({
   matched_words: z.array(z.string()).optional(),
   /** A description search: the enclosing type and a few symbols beside it. */
   related: z.object({ parent: z.string().optional(), siblings: z.array(z.string()) }).optional(),
+  /** The doc comment or docstring of the definition, trimmed (documentation.ts). */
+  documentation: z.string().optional(),
 });
 export type SymbolResult = z.infer<typeof SymbolResult>;
 
@@ -498,7 +501,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   const notIndexed = await skipped;
-  const related = args.description !== undefined ? await relatedOf(searcher, page.items, signal).catch(() => undefined) : undefined;
+  // Documentation and neighbours are a bonus: an answer without them beats no answer.
+  const around = await aroundOf(searcher, page.items, args.description !== undefined, signal).catch(() => undefined);
   const stats = {
     symbols: ranked.length,
     files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
@@ -514,7 +518,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       symbols: page.items.slice(0, s.results).map((sym) => ({
         ...sym,
         signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars),
-        ...(related?.has(sym) ? { related: related.get(sym)! } : {}),
+        ...around?.get(sym),
       })),
       stats,
       ...(notIndexed ? { not_indexed: notIndexed } : {}),
@@ -529,21 +533,38 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
 /** Siblings named per result, at most. */
 const SIBLINGS = 4;
 
+interface Around {
+  related?: { parent?: string; siblings: string[] };
+  documentation?: string;
+}
+
 /**
- * Each result's parent and a few symbols beside it (same parent, else the file's top level): one
- * search for every symbol of the page's files.
+ * What the lines around each result say: its documentation and, for a description search, its
+ * parent and a few symbols beside it (same parent, else the file's top level). One search for
+ * every symbol of the page's files, with the lines around them.
  */
-async function relatedOf(searcher: Searcher, symbols: SymbolResult[], signal?: AbortSignal): Promise<Map<SymbolResult, { parent?: string; siblings: string[] }>> {
-  const out = new Map<SymbolResult, { parent?: string; siblings: string[] }>();
+async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal): Promise<Map<SymbolResult, Around>> {
+  const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
   const files = uniqueFiles(symbols);
-  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), signal }, files, files.length);
-  const byFile = new Map<string, SymbolResult[]>();
-  for (const f of window.files) byFile.set(`${f.repo}\0${f.path}`, symbolsOf(f).map((x) => x.symbol));
+  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), contextLines: DOC_LINES, signal }, files, files.length);
+  const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
+  for (const f of window.files) {
+    const lines = new Map<number, string>();
+    for (const chunk of f.chunks) if (!chunk.fileName) chunk.lines.forEach((l, i) => lines.set(chunk.startLine + i, l));
+    byFile.set(`${f.repo}\0${f.path}`, { symbols: symbolsOf(f).map((x) => x.symbol), lines });
+  }
   for (const sym of symbols) {
-    const all = byFile.get(`${sym.repo}\0${sym.path}`) ?? [];
-    const siblings = all.filter((o) => o.parent === sym.parent && o.name !== sym.name).slice(0, SIBLINGS).map((o) => o.name);
-    out.set(sym, { ...(sym.parent ? { parent: sym.parent } : {}), siblings: [...new Set(siblings)] });
+    const file = byFile.get(`${sym.repo}\0${sym.path}`);
+    if (!file) continue;
+    const around: Around = {};
+    const documentation = documentationOf((n) => file.lines.get(n), sym.line, sym.language);
+    if (documentation) around.documentation = documentation;
+    if (withRelated) {
+      const siblings = file.symbols.filter((o) => o.parent === sym.parent && o.name !== sym.name).map((o) => o.name);
+      around.related = { ...(sym.parent ? { parent: sym.parent } : {}), siblings: [...new Set(siblings)].slice(0, SIBLINGS) };
+    }
+    out.set(sym, around);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KINDS } from '../search/kinds.js';
 import { count } from '../search/completeness.js';
+import { clip } from '../search/budget.js';
 import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, SymbolSearchOutput } from '../search/symbols.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text, toolInput } from './shared.js';
@@ -17,6 +18,8 @@ const input = toolInput({
   cursor: cursorArg,
 });
 
+const DOC_SUMMARY_CHARS = 120;
+
 export function renderSymbols(out: SymbolSearchOutput): string {
   const lines: string[] = [queryLine(out.zoekt_query)];
   let lastFile = '';
@@ -29,6 +32,8 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     const why = s.matched_words ? ` score ${s.score} (${s.matched_words.join(', ')})` : '';
     const beside = s.related?.siblings.length ? `; beside: ${s.related.siblings.join(', ')}` : '';
     lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}${why}${beside}]`);
+    // The summary line only; structuredContent has the whole (trimmed) documentation.
+    if (s.documentation) lines.push(`    ${clip(s.documentation.split('\n')[0]!, 1, DOC_SUMMARY_CHARS)}`);
   }
   lines.push('', `${out.symbols.length} symbol(s) on this page; ${count(out.stats.symbols, out.stats.complete)} in ${count(out.stats.files, out.stats.complete)} file(s) in all; ${out.stats.duration_ms} ms`);
   lines.push(...pagingFooter(out));
