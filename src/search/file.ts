@@ -14,6 +14,8 @@ import type { Searcher } from './searcher.js';
 import { closest, editDistance } from './text-distance.js';
 import { fewer, fitToBudget, shorterLines, Truncated, type Budget } from './budget.js';
 import { OUTPUT_CHARS_BOUNDS } from '../config.js';
+import { definitionSpan } from './definition-span.js';
+import { symbolsOf } from './symbols.js';
 
 export const GET_FILE = 'get_file';
 
@@ -23,6 +25,8 @@ export interface GetFileArgs {
   start_line?: number | undefined;
   end_line?: number | undefined;
   branch?: string | undefined;
+  /** A definition's name (or Parent.name): its lines instead of a range. */
+  symbol?: string | undefined;
 }
 
 export const GetFileOutput = z.object({
@@ -64,7 +68,10 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   if (args.start_line !== undefined && args.end_line !== undefined && args.end_line < args.start_line) {
     throw invalidArgument(`end_line ${args.end_line} is before start_line ${args.start_line}`, 'Give end_line >= start_line, or leave end_line out.');
   }
-  const { file, choice } = await findFile(searcher, { ...args, path }, signal);
+  if (args.symbol !== undefined && (args.start_line !== undefined || args.end_line !== undefined)) {
+    throw invalidArgument('give symbol or start_line/end_line, not both', 'symbol reads one definition; start_line and end_line read a range.');
+  }
+  const { file, choice } = await findFile(searcher, { ...args, path }, signal, args.symbol === undefined ? undefined : q.sym('.'));
   const skipped = file.notIndexed;
   if (skipped) {
     throw new ToolError(
@@ -77,11 +84,12 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
   const content = file.content ?? '';
   const starts = lineStarts(content);
   const total = starts.length;
-  const start = args.start_line ?? 1;
+  const picked = args.symbol === undefined ? undefined : pickDefinition(file, args.symbol, content);
+  const start = picked?.start ?? args.start_line ?? 1;
   if (total > 0 && start > total) {
     throw invalidArgument(`start_line ${start} is past the end of the file (${total} lines)`, `Ask for lines 1–${total}.`);
   }
-  const wanted = args.end_line ?? (args.start_line !== undefined ? start + FILE_LIMITS.defaultLines - 1 : FILE_LIMITS.defaultLines);
+  const wanted = picked?.end ?? args.end_line ?? (args.start_line !== undefined ? start + FILE_LIMITS.defaultLines - 1 : FILE_LIMITS.defaultLines);
   const end = Math.min(total, wanted, start + FILE_LIMITS.maxLines - 1);
   const base: GetFileOutput = {
     repo: file.repo,
@@ -111,7 +119,7 @@ export async function getFile(searcher: Searcher, args: GetFileArgs, budget: Bud
     const out: GetFileOutput = { ...base, end_line: last, truncated: last < total, content: shown.map((l) => shortened(l, s.line_chars)).join('') };
     if (cut) out.budget = cut;
     const long = cut && s.line_chars < longest ? shown.filter((l) => lineLength(l) > s.line_chars).length : 0;
-    const hints = [choice?.note, notUtf8, long ? `${long} line(s) longer than ${s.line_chars} characters are cut, marked […]; pass a larger max_output_chars (up to ${OUTPUT_CHARS_BOUNDS.max}) to read them whole, or search_code with paths ["${file.path}"] to find text in them.` : undefined];
+    const hints = [choice?.note, picked?.note, notUtf8, long ? `${long} line(s) longer than ${s.line_chars} characters are cut, marked […]; pass a larger max_output_chars (up to ${OUTPUT_CHARS_BOUNDS.max}) to read them whole, or search_code with paths ["${file.path}"] to find text in them.` : undefined];
     const hint = hints.filter(Boolean).join(' ');
     if (hint) out.hint = hint;
     return out;
@@ -148,6 +156,32 @@ export async function findFile(
   const file = (also && (await locate(also))) || (await locate());
   if (!file) throw await notFound(searcher, args, args.path, signal);
   return { file, choice };
+}
+
+/**
+ * The lines of the definition `symbol` names in `file` (a qualified name picks by parent), or
+ * NOT_FOUND naming the definitions the file has. With several, the first, and a note naming the others.
+ */
+function pickDefinition(file: FileHit, symbol: string, content: string): { start: number; end: number; note?: string } {
+  const parts = symbol.split(/::|\./).filter(Boolean);
+  const name = parts.pop() ?? '';
+  const parent = parts.pop();
+  const all = symbolsOf(file).map((x) => x.symbol);
+  const named = all.filter((s) => s.name === name && (parent === undefined || s.parent === parent)).sort((a, b) => a.line - b.line);
+  if (named.length === 0) {
+    const names = [...new Set(all.map((s) => s.qualified_name))].slice(0, 10);
+    throw new ToolError(
+      'NOT_FOUND',
+      `'${file.path}' has no definition named '${symbol}' in the index`,
+      names.length
+        ? `It defines ${names.map((n) => `'${n}'`).join(', ')}${all.length > 10 ? ' …' : ''}; get_file_outline lists them all. search_symbols finds where '${name}' is defined.`
+        : `No symbols are indexed for this file; read it by lines (start_line, end_line), or search_symbols finds where '${name}' is defined.`,
+    );
+  }
+  const first = named[0]!;
+  const span = definitionSpan(content.split('\n'), first.line, file.language);
+  const others = named.slice(1).map((s) => `${s.qualified_name} at line ${s.line}`);
+  return { ...span, ...(others.length ? { note: `'${symbol}' is also defined here: ${others.join(', ')}; start_line reads those.` } : {}) };
 }
 
 /** A line's length without its line ending. */

@@ -49,6 +49,8 @@ export interface WindowRequest {
   fresh?: boolean;
   /** The cache key, when it is not the query's ranked files (a listing, a block of a walk). */
   key?: string;
+  /** Neither read from nor kept in the cache: a one-off read that no later page asks for again. */
+  once?: boolean;
 }
 
 const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
@@ -95,7 +97,7 @@ export class Searcher {
 
   async window(req: WindowRequest & { repos?: string[] }): Promise<Window> {
     const key = windowKey(req);
-    const cached = req.fresh ? undefined : this.cache.get(key, req.size);
+    const cached = req.fresh || req.once ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
     const result = await this.zoekt.search({
       query: this.confine(req.query),
@@ -114,7 +116,7 @@ export class Searcher {
     const window: Window = { files, size: req.size, exhausted: !result.truncated || capped, stats: result.stats };
     // An answer with a backend or shard missing is not kept: the next page asks again.
     const cause = stopped?.cause;
-    if (cause !== 'backends_failed' && cause !== 'shards_failed') this.cache.set(key, window);
+    if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
     return window;
   }
 

@@ -437,7 +437,8 @@ function oneOfNameOrDescription(args: SymbolSearchArgs): void {
 
 /** A bare name: what may fall back to a search inside names when no symbol has it exactly. */
 function bareName(args: SymbolSearchArgs, pattern: NamePattern): boolean {
-  return !args.regex && !pattern.parent && !pattern.global && !isGlob(pattern.member) && IDENTIFIER_WORD.test(pattern.member);
+  // A case-sensitive search asked for that case: it gets the hint, not other names.
+  return !args.regex && !args.case_sensitive && !pattern.parent && !pattern.global && !isGlob(pattern.member) && IDENTIFIER_WORD.test(pattern.member);
 }
 
 export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, budget: Budget<SymbolSearchOutput>, signal?: AbortSignal): Promise<SymbolSearchOutput> {
@@ -547,7 +548,7 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
   const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
   const files = uniqueFiles(symbols);
-  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), contextLines: DOC_LINES, signal }, files, files.length);
+  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), contextLines: DOC_LINES, once: true, signal }, files, files.length);
   const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
   for (const f of window.files) {
     const lines = new Map<number, string>();

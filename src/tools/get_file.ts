@@ -8,11 +8,12 @@ import { truncatedLine } from '../search/budget.js';
 const MAX_LINE_NUMBER = 10_000_000;
 
 const input = toolInput({
-  repo: text(500).describe('Full name, as list_repos and results give it'),
+  repo: text(500),
   path: text(2000),
   start_line: z.number().int().min(1).max(MAX_LINE_NUMBER).optional(),
   end_line: z.number().int().min(1).max(MAX_LINE_NUMBER).optional(),
-  branch: text(200).optional().describe('Default: the first indexed branch that has the file'),
+  branch: text(200).optional().describe('Default: the first branch with the file'),
+  symbol: text(300).optional().describe("A definition's lines ('Server.start')"),
 });
 
 

@@ -30,7 +30,7 @@ export function renderOutline(out: OutlineOutput): string {
 export const getFileOutlineTool = defineTool({
   name: GET_FILE_OUTLINE,
   title: 'Outline a file',
-  description: ['A file\'s symbols in line order, members under their type: a map before get_file.', 'Examples:', '- {"repo": "github.com/acme/webapp", "path": "src/app.ts"}', '- {"repo": "x/y", "path": "main.go", "limit": 20}'].join('\n'),
+  description: ['A file\'s symbols in line order, members under their type.', 'Examples:', '- {"repo": "github.com/acme/webapp", "path": "src/app.ts"}', '- {"repo": "x/y", "path": "main.go", "limit": 20}'].join('\n'),
   input,
   output: OutlineOutput,
   handler: (args, ctx, budget) => fileOutline(ctx.searcher, args, budget, ctx.signal),

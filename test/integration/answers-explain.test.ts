@@ -287,9 +287,13 @@ describe('the other tools check their zero-result hints too', () => {
   });
 
   it('search_symbols', async () => {
-    const exact = await symbols({ name: 'createserve' });
+    // No symbol has the name: the symbols whose names contain it, and a hint that says so.
+    const inside = await symbols({ name: 'createserve' });
+    expect(inside.symbols.map((s) => (s as { name: string }).name)).toEqual(['createServer', 'createServer']);
+    expect(inside.hint).toMatch(/No symbol is named exactly 'createserve'; these are the symbols whose names contain it/);
+    const exact = await symbols({ name: 'createServe', case_sensitive: true });
     expect(exact.symbols).toEqual([]);
-    expect(exact.hint).toMatch(/no symbol is named exactly 'createserve', but 'createserve\*' finds symbols in 2 file\(s\)/);
+    expect(exact.hint).toMatch(/no symbol is named exactly 'createServe', but 'createServe\*' finds symbols in 2 file\(s\)/);
     const cased = await symbols({ name: 'CREATESERVER', case_sensitive: true });
     expect(cased.hint).toMatch(/case-sensitive, and without case_sensitive 2 file\(s\) define such symbols/);
     const nowhere = await symbols({ name: 'zzNowhere' });

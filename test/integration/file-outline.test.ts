@@ -138,3 +138,35 @@ describe.each(['Python', 'TypeScript', 'JavaScript'] as const)('%s against its o
     expectFigures(corpus.repo, await check(mcp, corpus.repo, files, truth));
   }, 300_000);
 });
+
+describe('get_file with symbol: one definition\'s lines', () => {
+  let mcp: Connected;
+  beforeAll(async () => {
+    mcp = await connectInProcess({ url: inject('goZoektUrl') });
+  });
+  afterAll(() => mcp.close());
+
+  /** The lines go/parser gives a declaration, doc comment included (go-decls.go prints none: read the file). */
+  it('Go: a function from its doc comment to its closing brace, a method by Type.name', async () => {
+    const repo = inject('goRepo');
+    const root = inject('goSrcRoot');
+    const lines = (await import('node:fs')).readFileSync(`${root}/bufio/scan.go`, 'utf8').split('\n');
+    const out = ok<{ start_line: number; end_line: number; content: string }>(await call(mcp.client, 'get_file', { repo, path: 'bufio/scan.go', symbol: 'Scanner.Buffer' }));
+    // Independently: the doc comment starts after the blank line above, the body ends at the first `}` in column 0.
+    const decl = lines.findIndex((l) => l.startsWith('func (s *Scanner) Buffer(')) + 1;
+    let docStart = decl;
+    while (lines[docStart - 2]!.startsWith('//')) docStart--;
+    const end = lines.findIndex((l, i) => i >= decl && l === '}') + 1;
+    expect([out.start_line, out.end_line]).toEqual([docStart, end]);
+    expect(out.content.trimEnd().endsWith('}')).toBe(true);
+  });
+
+  it('names what the file defines when the symbol is not there, and refuses symbol with a range', async () => {
+    const repo = inject('goRepo');
+    const missing = failed(await call(mcp.client, 'get_file', { repo, path: 'bufio/scan.go', symbol: 'NoSuchThing' }));
+    expect(missing.code).toBe('NOT_FOUND');
+    expect(missing.hint).toMatch(/get_file_outline lists them all/);
+    const both = failed(await call(mcp.client, 'get_file', { repo, path: 'bufio/scan.go', symbol: 'Scanner', start_line: 3 }));
+    expect(both.code).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -122,8 +122,9 @@ describe('fuzzed tools/call', () => {
       const { problems, counts } = await fuzzCalls(mcp, 1200, SEED);
       console.log('stdio outcomes', counts);
       expect(problems).toEqual([]);
-      // The generator reaches both successes and refusals.
-      expect(counts.ok ?? 0).toBeGreaterThan(300);
+      // The generator reaches both successes and refusals (search_symbols needs one of two optional
+      // arguments, and get_file_outline a real path, so fewer generated calls succeed).
+      expect(counts.ok ?? 0).toBeGreaterThan(250);
       expect(counts.INVALID_ARGUMENT ?? 0).toBeGreaterThan(50);
     } finally {
       await mcp.close();
@@ -143,7 +144,7 @@ describe('fuzzed tools/call', () => {
         const { problems, counts } = await fuzzCalls(mcp, 800, SEED + 1);
         console.log('http outcomes', counts);
         expect(problems).toEqual([]);
-        expect(counts.ok ?? 0).toBeGreaterThan(200);
+        expect(counts.ok ?? 0).toBeGreaterThan(150);
       } finally {
         await mcp.close();
       }

@@ -25,6 +25,7 @@ const TOOL_SAMPLES: Record<string, Record<string, unknown>> = {
   find_references: { symbol: 'getUser' },
   list_repos: { limit: 5 },
   get_file: { repo: `${REPO_PREFIX}gosvc`, path: 'go.mod' },
+  get_file_outline: { repo: `${REPO_PREFIX}gosvc`, path: 'internal/server/server.go' },
   get_health: {},
 };
 

@@ -40,7 +40,7 @@ interface Result {
 
 /** What every client must get, worked out from the fixture files. */
 function expectAnswers(tools: string[], code: Result, symbols: Result, bad: Result, who: string): void {
-  expect(tools, who).toEqual(['search_code', 'search_symbols', 'search_files', 'find_references', 'get_file', 'list_repos', 'get_health']);
+  expect(tools, who).toEqual(['search_code', 'search_symbols', 'search_files', 'find_references', 'get_file', 'get_file_outline', 'list_repos', 'get_health']);
   const files = [...new Set(grepCorpus('MaxRetries').map((h) => `${h.repo}/${h.path}`))].sort();
   const got = (code.structuredContent?.results as { repo: string; path: string }[]).map((r) => `${r.repo}/${r.path}`).sort();
   expect(code.isError ?? false, who).toBe(false);
@@ -207,7 +207,7 @@ describe('the 2026-07-28 wire, raw', () => {
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: ENVELOPE } }, modern('tools/list'));
     const listed = (list.json() as { result: { tools: { name: string }[]; resultType: string; ttlMs: number; cacheScope: string } }).result;
     expect(listed).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'public' });
-    expect(listed.tools.map((t) => t.name)).toEqual(['search_code', 'search_symbols', 'search_files', 'find_references', 'get_file', 'list_repos', 'get_health']);
+    expect(listed.tools.map((t) => t.name)).toEqual(['search_code', 'search_symbols', 'search_files', 'find_references', 'get_file', 'get_file_outline', 'list_repos', 'get_health']);
     const call = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { ...SEARCH, _meta: ENVELOPE } }, modern('tools/call', 'search_code'));
     const result = (call.json() as { result: Record<string, unknown> }).result;
     expect(result).toMatchObject({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'zoekt-mcp' } } });
