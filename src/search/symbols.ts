@@ -329,6 +329,11 @@ export async function candidateFiles(searcher: Searcher, query: string, fresh: b
 /** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
 interface Matcher {
   query: string;
+  /**
+   * Queries whose best files are candidates too: one per word of a description, so that a word
+   * common in names (`string`, `read`) cannot crowd out the files of a rarer one (`split`).
+   */
+  alsoQueries?: string[];
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
   memoKey: string;
   rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
@@ -359,14 +364,21 @@ function contextWords(symbol: SymbolResult): { near: string[]; around: string[] 
   return { near: [symbol.parent ?? '', parts.pop() ?? ''], around: [file] };
 }
 
+/** How many tenths of coverage a definition in a test or an example counts less. */
+const TEST_TIERS = 5;
+
 /** Kinds that are an answer to "what does X": code, and the types that hold it. */
 const DOING_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
 
 function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<Kind> | undefined): Matcher {
-  const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(descriptionRegex(words)), ...filterParts(args)];
-  if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+  const queryOf = (some: string[]) => {
+    const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(descriptionRegex(some)), ...filterParts(args)];
+    if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+    return q.render(q.and(...parts));
+  };
   return {
-    query: q.render(q.and(...parts)),
+    query: queryOf(words),
+    ...(words.length > 1 ? { alsoQueries: words.map((w) => queryOf([w])) } : {}),
     memoKey: JSON.stringify(['description', words, args.kinds]),
     rank(symbol, _scope, fileScore) {
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
@@ -374,13 +386,13 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<
       const { score, matched, extra } = coverage(words, symbol.name, near, around);
       // Only a name that has a word of the description: its file or parent alone is not a match.
       if (!matched.some((w) => identifierWords(symbol.name).some((n) => concept(n) === concept(w)))) return undefined;
-      // Coverage first, in steps so that close calls go to what comes next, and three steps lower
-      // in tests and examples (an agent asking what code does means the code, not its tests);
+      // Coverage first, in steps so that close calls go to what comes next, and TEST_TIERS steps
+      // lower in tests and examples (an agent asking what code does means the code, not its tests);
       // then kind fit, then the definition ranking (public, shallow), then the fewest words unasked for.
       const fit = DOING_KINDS.has(symbol.kind) ? 0 : 2 ** 26;
       return {
         symbol: { ...symbol, score, matched_words: matched },
-        tier: 10 - Math.floor(score * 10) + (isTest(symbol.path) ? 3 : 0),
+        tier: 10 - Math.floor(score * 10) + (isTest(symbol.path) ? TEST_TIERS : 0),
         prominence: fit + prominence(symbol) * 16 + Math.min(extra, 15),
         score: fileScore,
       };
@@ -454,7 +466,28 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
   const rankWindow = async (m: Matcher, offset: number) => {
-    const { files, window } = await candidateFiles(searcher, m.query, offset === 0, signal);
+    const [main, ...more] = await Promise.all([
+      candidateFiles(searcher, m.query, offset === 0, signal),
+      ...(m.alsoQueries ?? []).map((query) => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh: offset === 0 })),
+    ]);
+    const { window } = main!;
+    if (more.length) {
+      // The best files of each word, beside those of all words: each symbol once.
+      const seen = new Set<string>();
+      const all: Ranked[] = [];
+      const files = [main!.files, ...more.map((w) => w.files)].flat();
+      for (const file of files) {
+        for (const { symbol, scope } of symbolsOf(file)) {
+          const key = `${symbol.repo}\0${symbol.path}\0${symbol.line}\0${symbol.name}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const r = m.rank(symbol, scope, file.score);
+          if (r) all.push(r);
+        }
+      }
+      return { files, window, out: all.sort(compareRanked) };
+    }
+    const { files } = main!;
     // Later pages of a walk rank the same cached window again: once per window and matcher.
     const out = derived(window, `symbols\u0000${m.memoKey}`, () => {
       const all: Ranked[] = [];

@@ -91,7 +91,7 @@ export function stem(word: string): string {
     ['es', ''],
     ['s', ''],
   ] as const) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3 && !(suffix === 's' && w.endsWith('ss'))) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= (suffix === 'ing' ? 4 : 3) && !(suffix === 's' && w.endsWith('ss'))) {
       w = w.slice(0, w.length - suffix.length) + keep;
       stripped = true;
       break;

@@ -61,3 +61,11 @@ describe('coverage', () => {
     expect(coverage(words, 'Parse').score).toBe(0.5);
   });
 });
+
+describe('stems', () => {
+  it('leave a word whose ending only looks like a suffix', () => {
+    expect(concept('string')).toBe(concept('strings'));
+    expect(concept('str')).toBe(concept('strings'));
+    expect(stem('handling')).toBe(stem('handle'));
+  });
+});
