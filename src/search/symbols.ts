@@ -31,6 +31,7 @@ import { isTest, prominence } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
 import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
 import { DOC_LINES, documentationOf } from './documentation.js';
+import type { ReferenceOutput } from './references.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
@@ -42,6 +43,8 @@ export interface SymbolSearchArgs extends SharedFilters {
   case_sensitive?: boolean | undefined;
   kinds?: string[] | undefined;
   include_vendored?: boolean | undefined;
+  /** Count each result's usages, as find_references would (a search per result). */
+  references?: boolean | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -66,6 +69,8 @@ const SymbolResult = z.object({
   related: z.object({ parent: z.string().optional(), siblings: z.array(z.string()) }).optional(),
   /** The doc comment or docstring of the definition, trimmed (documentation.ts). */
   documentation: z.string().optional(),
+  /** On request: the usage lines find_references counts for it; `complete` false makes it a lower bound. */
+  references: z.object({ count: z.number().int(), complete: z.boolean() }).optional(),
 });
 export type SymbolResult = z.infer<typeof SymbolResult>;
 
@@ -536,7 +541,10 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   });
   const notIndexed = await skipped;
   // Documentation and neighbours are a bonus: an answer without them beats no answer.
-  const around = await aroundOf(searcher, page.items, args.description !== undefined, signal).catch(() => undefined);
+  const [around, references] = await Promise.all([
+    aroundOf(searcher, page.items, args.description !== undefined, signal).catch(() => undefined),
+    args.references ? referencesOf(searcher, page.items, signal) : undefined,
+  ]);
   const stats = {
     symbols: ranked.length,
     files: new Set(ranked.map((r) => `${r.symbol.repo}\0${r.symbol.path}`)).size,
@@ -553,6 +561,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         ...sym,
         signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars),
         ...around?.get(sym),
+        ...(references?.has(sym) ? { references: references.get(sym)! } : {}),
       })),
       stats,
       ...(notIndexed ? { not_indexed: notIndexed } : {}),
@@ -599,6 +608,32 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
       around.related = { ...(sym.parent ? { parent: sym.parent } : {}), siblings: [...new Set(siblings)].slice(0, SIBLINGS) };
     }
     out.set(sym, around);
+  }
+  return out;
+}
+
+/** Results whose references are counted, at most: each count is a find_references of its own. */
+export const MAX_REFERENCE_COUNTS = 20;
+const REFERENCE_COUNTS_AT_ONCE = 4;
+
+/**
+ * The usage count find_references gives each result, asked by its qualified name:
+ * the same searches, so the same number.
+ */
+async function referencesOf(searcher: Searcher, symbols: SymbolResult[], signal?: AbortSignal): Promise<Map<SymbolResult, { count: number; complete: boolean }>> {
+  // Imported here: find_references builds on this module.
+  const { findReferences } = await import('./references.js');
+  const out = new Map<SymbolResult, { count: number; complete: boolean }>();
+  const budget: Budget<ReferenceOutput> = { maxChars: Number.MAX_SAFE_INTEGER, render: () => '' };
+  const todo = symbols.slice(0, MAX_REFERENCE_COUNTS);
+  for (let i = 0; i < todo.length; i += REFERENCE_COUNTS_AT_ONCE) {
+    await Promise.all(
+      todo.slice(i, i + REFERENCE_COUNTS_AT_ONCE).map(async (sym) => {
+        const name = sym.parent ? `${sym.parent}.${sym.name}` : sym.name;
+        const r = await findReferences(searcher, { symbol: name, limit: 1 }, budget, signal);
+        out.set(sym, { count: r.stats.usage_count, complete: r.stats.complete });
+      }),
+    );
   }
   return out;
 }

@@ -44,7 +44,7 @@ export const findReferencesTool = defineTool({
   name: FIND_REFERENCES,
   title: 'Find references',
   description: [
-    'Definitions (indexed symbols) and whole-word usages of one identifier: definitions on page 1, then pages of usages, in the definitions\' language family unless languages is given.',
+    'Definitions (indexed symbols) and whole-word usages of one identifier: definitions on page 1, then usages, in the definitions\' language family unless languages is given.',
     'Examples:',
     '- {"symbol": "NewServer"}',
     '- {"symbol": "UserService.find", "include_definitions": false}',

@@ -116,7 +116,7 @@ export const getHealthTool = defineTool({
   name: GET_HEALTH,
   title: 'Backend health',
   description: [
-    'Zoekt up and ready; index stats, symbol coverage, files not indexed; per-tool latency. Call it when searches fail or find nothing.',
+    'Zoekt up and ready; index stats, symbol coverage, files not indexed; per-tool latency. Call it when searches fail.',
     'Example:',
     '- {}',
   ].join('\n'),

@@ -40,7 +40,7 @@ export const searchCodeTool = defineTool({
   name: SEARCH_CODE,
   title: 'Search code',
   description: [
-    'Search file contents (Zoekt): files by relevance, matched lines with context.',
+    'Search file contents: files by relevance, matched lines with context.',
     'Query: bare terms are RE2 regexes, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ). literal: true for exact text.',
     'Lists page: pass next_cursor back as cursor, same arguments.',
     'Examples:',

@@ -12,7 +12,8 @@ const input = toolInput({
   regex: z.boolean().optional().describe('name is an RE2 regex'),
   case_sensitive: z.boolean().optional(),
   kinds: stringList(KINDS.length, 50).describe(KINDS.join(', ')),
-  include_vendored: z.boolean().optional().describe('Also vendor/, node_modules/, third_party/'),
+  include_vendored: z.boolean().optional().describe('Also vendor/, node_modules/…'),
+  references: z.boolean().optional().describe('Count usages (find_references)'),
   ...sharedFilterArgs,
   limit: z.number().int().min(1).max(100).optional().describe(`Default ${SYMBOL_DEFAULTS.limit}`),
   cursor: cursorArg,
@@ -31,7 +32,8 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     const kind = s.kind === s.raw_kind.toLowerCase() ? s.kind : `${s.kind} (${s.raw_kind})`;
     const why = s.matched_words ? ` score ${s.score} (${s.matched_words.join(', ')})` : '';
     const beside = s.related?.siblings.length ? `; beside: ${s.related.siblings.join(', ')}` : '';
-    lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}${why}${beside}]`);
+    const used = s.references ? `; ${s.references.complete ? '' : 'at least '}${s.references.count} usage line(s)` : '';
+    lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}${why}${beside}${used}]`);
     // The summary line only; structuredContent has the whole (trimmed) documentation.
     if (s.documentation) lines.push(`    ${clip(s.documentation.split('\n')[0]!, 1, DOC_SUMMARY_CHARS)}`);
   }
@@ -47,7 +49,7 @@ export const searchSymbolsTool = defineTool({
     'Where functions, types, classes, variables are defined (indexed symbols). Case-insensitive; exact names first, then public, non-test. Result: kind, parent, line, signature.',
     'Examples:',
     '- {"name": "UserService"}',
-    '- {"name": "get*", "kinds": ["function"], "languages": ["go"]}',
+    '- {"name": "get*", "kinds": ["function"]}',
     '- {"description": "retry request"}',
   ].join('\n'),
   input,

@@ -81,3 +81,28 @@ describe('the fixtures: TSDoc, Javadoc, Rust ///', () => {
     expect(await docOf(mcp, args, path)).toBe(expected);
   });
 });
+
+describe('references: true counts what find_references counts', () => {
+  let mcp: Connected;
+  beforeAll(async () => {
+    mcp = await connectInProcess({ url: inject('goZoektUrl') });
+  });
+  afterAll(() => mcp.close());
+
+  it('for each result, the usage_count of find_references on its qualified name', async () => {
+    const out = ok<{ symbols: (Sym & { parent?: string; references?: { count: number; complete: boolean } })[] }>(
+      await call(mcp.client, 'search_symbols', { name: 'Buffer', limit: 6, references: true }),
+    );
+    expect(out.symbols.length).toBeGreaterThan(2);
+    for (const s of out.symbols) {
+      expect(s.references, s.name).toBeDefined();
+      const refs = ok<{ stats: { usage_count: number; complete: boolean } }>(
+        await call(mcp.client, 'find_references', { symbol: s.parent ? `${s.parent}.${s.name}` : s.name, limit: 1 }),
+      );
+      expect(s.references).toEqual({ count: refs.stats.usage_count, complete: refs.stats.complete });
+    }
+    // Without asking, no count (it costs a search per result).
+    const plain = ok<{ symbols: { references?: unknown }[] }>(await call(mcp.client, 'search_symbols', { name: 'Buffer', limit: 6 }));
+    expect(plain.symbols.every((s) => s.references === undefined)).toBe(true);
+  });
+});
