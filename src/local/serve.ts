@@ -10,8 +10,8 @@
  * `--repo PATH` (repeatable), or a folder as the first argument, names what to index instead of
  * the list file.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,7 +168,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
       },
       (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
     );
-    return startServer(await warm, url, parsed.rest, http, local);
+    return startServer(await warm, url, parsed.rest, http, local, opts.data);
   }
   const lease = await leasing;
   const server = await warm;
@@ -191,13 +191,30 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     lease.close();
     return 0;
   }
-  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status());
+  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status(), opts.data);
+}
+
+/**
+ * The key this data folder's servers sign cursors with, made once (private to the user): a client
+ * respawns its server often, and a cursor from the last spawn must still page on.
+ */
+function cursorSecretOf(data: string): string {
+  const file = join(data, 'cursor-secret');
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    // Made by an earlier spawn, or by one starting beside this one: theirs is the key.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
-function startServer(server: typeof import('../main.js'), url: string, rest: string[], http: boolean, local: LocalStatusSource): Promise<number> {
+function startServer(server: typeof import('../main.js'), url: string, rest: string[], http: boolean, local: LocalStatusSource, data: string): Promise<number> {
   if (http) say('serving MCP over HTTP');
-  return server.main(rest, { ...process.env, ZOEKT_URL: url }, { local });
+  const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : { ZOEKT_MCP_CURSOR_SECRET: cursorSecretOf(data) };
+  return server.main(rest, { ...process.env, ZOEKT_URL: url, ...secret }, { local });
 }
 
 serveMain(process.argv.slice(2)).then(

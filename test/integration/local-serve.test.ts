@@ -4,7 +4,7 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,29 @@ describe('a set-up machine', () => {
     expect(out).toBe('');
     expect(await supervisorGone(data)).toBe(true);
   }, 120_000);
+
+  it('a cursor from one spawn pages on in the next: one key per data folder, private to the user', async () => {
+    const args = { query: 'fn', context_lines: 0, limit: 1 };
+    const first = await spawnServe({ data, repos: repo });
+    let page2: CodeSearchOutput;
+    let cursor: string;
+    try {
+      const page1 = ok<CodeSearchOutput>(await call(first.client, 'search_code', args));
+      cursor = page1.next_cursor!;
+      expect(cursor).toBeDefined();
+      page2 = ok<CodeSearchOutput>(await call(first.client, 'search_code', { ...args, cursor }));
+    } finally {
+      await first.close();
+    }
+    const second = await spawnServe({ data, repos: repo });
+    try {
+      const again = ok<CodeSearchOutput>(await call(second.client, 'search_code', { ...args, cursor }));
+      expect(again.results.map((r) => r.path)).toEqual(page2.results.map((r) => r.path));
+    } finally {
+      await second.close();
+    }
+    expect(statSync(join(data, 'cursor-secret')).mode & 0o777).toBe(0o600);
+  });
 
   it('serves initialize and tools/list at once, starting Zoekt but re-indexing nothing', async () => {
     const before = readFileSync(join(data, 'state.json'), 'utf8');
