@@ -507,6 +507,31 @@ export const HELP = [
   '',
 ].join('\n');
 
+/** The local serve command's help: its own arguments and environment, then the server's. */
+export const SERVE_HELP = [
+  'zoekt-mcp-serve (scripts/serve.sh in a checkout): zoekt-mcp over your own code, in one step',
+  '',
+  'Usage: serve.sh [FOLDER] [--repo PATH]... [--setup] [zoekt-mcp options]',
+  '',
+  'Installs what is missing (first run only), keeps one shared Zoekt and its index of the listed',
+  'repositories (started on demand, stopped a while after its last client), then serves MCP: over',
+  'stdio when an MCP client spawned it, over HTTP with --http, or, in a terminal, says how to connect.',
+  '',
+  'Options:',
+  `  ${'FOLDER'.padEnd(26)} a folder to index, as the first argument (the same as --repo FOLDER)`,
+  `  ${'--repo PATH'.padEnd(26)} index PATH instead of the list; repeat it for several (one Zoekt and index per set)`,
+  `  ${'--setup'.padEnd(26)} install, index with progress, and exit once every repository is indexed`,
+  `  ${'-h, --help'.padEnd(26)} show this help`,
+  '',
+  'Environment:',
+  ...Object.values(SERVE_ENV).map(
+    (e) => `  ${`${e.env}=${e.value}`.padEnd(26)} ${e.description.replace(/`/g, "'")} (default: ${typeof e.default === 'number' ? e.default : e.default.text.replace(/`/g, "'")})`,
+  ),
+  '',
+  "Every other option is the server's:",
+  '',
+].join('\n');
+
 /** One URL, or several separated by commas (one Zoekt backend each); normalized to 'a,b'. */
 function parseUrls(value: string, source: string): string {
   const urls = value.split(',').map((u) => u.trim());

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVE_ENV, serveEnvNumber } from '../config.js';
+import { HELP, SERVE_ENV, SERVE_HELP, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
 import { describeRepo, roughly, type SupervisorStatus } from './status.js';
@@ -139,6 +139,10 @@ async function setup(opts: SupervisorOptions): Promise<number> {
 }
 
 export async function serveMain(argv: string[]): Promise<number | undefined> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${SERVE_HELP}\n${HELP}`);
+    return 0;
+  }
   let parsed: Parsed;
   let opts: SupervisorOptions;
   try {

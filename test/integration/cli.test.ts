@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { SERVE_ENV } from '../../src/config.js';
 import { CLI } from '../support/mcp.js';
+import { ROOT } from '../support/zoekt.js';
 
 function run(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, input: '', timeout: 10_000 });
@@ -60,5 +63,15 @@ describe('zoekt-mcp command line', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(reason);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('serve.sh command line', () => {
+  it('--help documents its own arguments, every variable it reads, and then every server option', () => {
+    const r = spawnSync('bash', [join(ROOT, 'scripts/serve.sh'), '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, input: '', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    for (const text of ['--repo PATH', 'repeat it for several', '--setup', 'FOLDER', ...Object.values(SERVE_ENV).map((e) => e.env), '--timeout-ms', '--http', 'ZOEKT_URL']) {
+      expect(r.stdout).toContain(text);
+    }
   });
 });
