@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { HELP, SERVE_ENV, SERVE_HELP, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
+import { clientEntry } from './client-entry.js';
 import { describeRepo, roughly, type SupervisorStatus } from './status.js';
 import type { LocalStatusSource } from '../runtime.js';
 import type { SupervisorOptions } from './supervisor.js';
@@ -81,10 +82,8 @@ function done(r: SupervisorStatus['repos'][number]): boolean {
   return r.state === 'ready' || r.state === 'error';
 }
 
-/** --setup: wait for every listed repository, saying what happens, how far along, how long. */
-async function setup(opts: SupervisorOptions): Promise<number> {
-  const started = Date.now();
-  const lease = await takeLease(opts, join(here, 'supervisor.js'));
+/** Says, as the supervisor's status changes, what each repository's indexing does and how far along it is. */
+function progressReporter(): (s: SupervisorStatus) => void {
   const tty = process.stderr.isTTY;
   const lastSaid = new Map<string, string>();
   let lastTime = 0;
@@ -107,16 +106,23 @@ async function setup(opts: SupervisorOptions): Promise<number> {
   };
   // A bad line is said at once (and the set-up fails at the end), not after a long first index.
   const saidErrors = new Set<string>();
-  const sayErrors = (s: SupervisorStatus) => {
+  return (s: SupervisorStatus) => {
     for (const e of s.list_errors) {
       if (!saidErrors.has(e)) say(`error: ${e}`);
       saidErrors.add(e);
     }
+    show(s, Date.now() - lastTime > (tty ? 2000 : 10_000));
   };
+}
+
+/** --setup: wait for every listed repository, saying what happens, how far along, how long. */
+async function setup(opts: SupervisorOptions): Promise<number> {
+  const started = Date.now();
+  const lease = await takeLease(opts, join(here, 'supervisor.js'));
+  const report = progressReporter();
   return new Promise<number>((resolvePromise) => {
     const check = (s: SupervisorStatus) => {
-      sayErrors(s);
-      show(s, Date.now() - lastTime > (tty ? 2000 : 10_000));
+      report(s);
       if (s.pass <= firstPass) return;
       if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
         const failed = s.repos.filter((r) => r.state === 'error');
@@ -185,12 +191,16 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
         `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${opts.list.label}.`,
         'Connect an MCP client with this server entry (stdio); it starts in well under a second:',
         '',
-        JSON.stringify({ mcpServers: { zoekt: { command: 'bash', args: [join(root, 'scripts/serve.sh')] } } }, null, 2),
+        JSON.stringify(clientEntry(join(root, 'scripts/serve.sh'), parsed.repos, process.env, process.cwd()), null, 2),
         '',
         'Press Ctrl-C to stop (Zoekt stays up while a client uses it).',
         '',
       ].join('\n'),
     );
+    // Indexing goes on meanwhile: say how far along it is.
+    const report = progressReporter();
+    lease.onStatus(report);
+    report(first);
     await new Promise((r) => process.once('SIGINT', r));
     lease.close();
     return 0;

@@ -310,6 +310,31 @@ describe('the index follows the code and the list', () => {
   }, 120_000);
 });
 
+describe('in a terminal', () => {
+  it('prints a client entry that starts it the same way, then shows indexing progress', async () => {
+    const data = join(work, 'data-terminal');
+    const repo = gitRepo('rustlib', join(work, 'rustlib-terminal'), 'acme/rustlib');
+    const env = { ...serveEnv({ data }), TERM: 'dumb' };
+    // `script` gives it a terminal on stdin, as when a person runs it.
+    const child = spawn('script', ['-qec', `bash ${join(ROOT, 'scripts/serve.sh')} --repo ${repo}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await waitFor('the entry and the first index', async () => out.includes('acme/rustlib: indexed in'));
+      const json = out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1).replace(/\r/g, '');
+      const entry = JSON.parse(json.slice(0, json.indexOf('\n}') + 2)) as { mcpServers: { zoekt: { args: string[]; env?: Record<string, string> } } };
+      expect(entry.mcpServers.zoekt.args.slice(1)).toEqual(['--repo', repo]);
+      expect(entry.mcpServers.zoekt.env).toMatchObject({ ZOEKT_MCP_DATA: data });
+    } finally {
+      child.kill('SIGINT');
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(await supervisorGone(join(data, 'projects', readdirSync(join(data, 'projects'))[0]!))).toBe(true);
+  }, 120_000);
+});
+
 describe('a first index', () => {
   it('an indexer left running by a supervisor killed outright is stopped by the next one before it indexes', async () => {
     const data = join(work, 'data-orphan-indexer');
