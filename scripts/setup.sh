@@ -18,11 +18,17 @@ for step in "${steps[@]}"; do
       if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
         echo "setup: installing npm packages" >&2
         npm ci --no-audit --no-fund >&2
+        # npm ci runs the package's prepare script, which builds the server whole.
+        if [ -f dist/cli.js ]; then touch dist/.built; fi
       fi
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
     build)
-      # dist/.built marks a complete build: scripts/serve.sh rebuilds only when a source is newer.
+      # dist/.built marks a complete build: this step and scripts/serve.sh rebuild only when a
+      # source is newer (npm ci has just built it, on a fresh machine).
+      if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json tsconfig.build.json scripts/bundle.mjs -newer dist/.built -print -quit)" ]; then
+        continue
+      fi
       started=$SECONDS
       echo "setup: compiling the server" >&2
       node_modules/.bin/tsc -p tsconfig.build.json
