@@ -431,7 +431,7 @@ export const SERVE_ENV = {
     default: 2000,
     min: 100,
     max: 3_600_000,
-    description: "how often the listed repositories' HEADs and the list itself are checked for changes (plain folders are also watched)",
+    description: 'how often the list and the listed folders that cannot be watched are checked for changes (the others are watched, and checked once a minute besides)',
   },
 } as const satisfies Record<string, ServeEnvSpec>;
 

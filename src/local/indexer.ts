@@ -2,11 +2,12 @@
  * Indexing one repository of the list into the shared index folder.
  *
  * Each entry has a private bare "shadow" repository under the data folder, named (zoekt.name) as
- * the entry is: for a git root it holds a shallow copy of HEAD (linked work trees included, which
- * Zoekt cannot open); for a plain directory, a snapshot of its files (`git add -A` only re-reads
- * files whose size or time changed). zoekt-git-index -incremental -delta indexes the shadow: only
- * the files changed since the last index are read again. Either way the fingerprint (a commit, a tree) says whether the index is current,
- * so nothing is re-indexed that has not changed.
+ * the entry is, holding snapshots of its files as they are on disk: a git work tree with its
+ * uncommitted edits (linked work trees included, which Zoekt cannot open), or a plain directory
+ * (`git add -A` only re-reads files whose size or time changed). zoekt-git-index -incremental
+ * -delta indexes the shadow: only the files changed since the last index are read again. The
+ * fingerprint (the snapshot's tree) says whether the index is current, so nothing is re-indexed
+ * that has not changed. Only what is checked out is indexed, not other branches.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -114,24 +115,36 @@ function shadowGit(paths: IndexerPaths, e: RepoEntry, ...args: string[]): Promis
   });
 }
 
-/** What the index of `e` would be built from now: HEAD's commit, or the plain directory's tree. */
+/**
+ * What the index of `e` would be built from now: the tree of its files as they are on disk. A git
+ * work tree counts with its uncommitted edits and new files (what `.gitignore` and the
+ * repository's `info/exclude` leave out stays out): an agent edits without committing, and
+ * searches what it just wrote. Snapshotting reads only the files whose size or time changed.
+ */
 export async function fingerprint(paths: IndexerPaths, e: RepoEntry): Promise<string> {
-  if (e.kind === 'git') {
-    const head = await run('git', ['-C', e.dir, 'rev-parse', 'HEAD']);
-    return `commit:${head}`;
-  }
   const shadow = await initShadow(paths, e);
+  if (e.kind === 'git') {
+    await copyConfig(e.dir, shadow);
+    await copyExcludes(e.dir, shadow);
+  }
   await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
   await shadowGit(paths, e, 'add', '-A', '--ignore-errors', '.');
   return `tree:${await shadowGit(paths, e, 'write-tree')}`;
 }
 
+/** The repository's own exclude patterns (`.git/info/exclude`), which a shadow does not read. */
+async function copyExcludes(dir: string, shadow: string): Promise<void> {
+  const file = await run('git', ['-C', dir, 'rev-parse', '--git-path', 'info/exclude']).catch(() => '');
+  const from = file && (file.startsWith('/') ? file : join(dir, file));
+  const text = from && existsSync(from) ? readFileSync(from, 'utf8') : '';
+  mkdirSync(join(shadow, 'info'), { recursive: true });
+  const to = join(shadow, 'info', 'exclude');
+  if (!existsSync(to) || readFileSync(to, 'utf8') !== text) writeFileAtomically(to, text);
+}
+
 /** Files and bytes that will be indexed: what progress is measured against. */
 export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Promise<{ files: number; bytes: number }> {
-  const listing =
-    e.kind === 'git'
-      ? await run('git', ['-C', e.dir, 'ls-tree', '-r', '-l', 'HEAD'])
-      : await shadowGit(paths, e, 'ls-tree', '-r', '-l', fp.slice('tree:'.length));
+  const listing = await shadowGit(paths, e, 'ls-tree', '-r', '-l', fp.slice('tree:'.length));
   let files = 0;
   let bytes = 0;
   for (const row of listing.split('\n')) {
@@ -146,28 +159,15 @@ export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Pr
 /** Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint actually indexed. */
 export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { child?: ChildProcess; done: Promise<string> } {
   let child: ChildProcess | undefined;
-  let indexed = fp;
   const done = (async (): Promise<string> => {
-    let repoDir: string;
-    if (e.kind === 'git') {
-      // Zoekt names a git repository itself (and cannot open a linked work tree): a shadow
-      // repository holding a shallow copy of HEAD, with the entry's name, is indexed instead.
-      const shadow = await initShadow(paths, e);
-      await copyConfig(e.dir, shadow);
-      await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
-      await run('git', [`--git-dir=${shadow}`, 'fetch', '-q', '--depth', '1', '--no-tags', e.dir, 'HEAD']);
-      const head = await run('git', [`--git-dir=${shadow}`, 'rev-parse', 'FETCH_HEAD']);
-      await run('git', [`--git-dir=${shadow}`, 'update-ref', 'refs/heads/main', head]);
-      indexed = `commit:${head}`;
-      repoDir = shadow;
-    } else {
-      const tree = fp.slice('tree:'.length);
-      // No parent: a snapshot's history is never needed (a delta build diffs the indexed commit
-      // with this one), and without one the snapshots before it can be pruned.
-      const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
-      await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
-      repoDir = shadowDir(paths, e);
-    }
+    // Zoekt indexes a git repository by name (and cannot open a linked work tree): the snapshot
+    // is committed in the shadow repository, named as the entry is, and that is indexed. No
+    // parent: a snapshot's history is never needed (a delta build diffs the indexed commit with
+    // this one), and without one the snapshots before it can be pruned.
+    const tree = fp.slice('tree:'.length);
+    const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
+    await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
+    const repoDir = shadowDir(paths, e);
     // -delta indexes only the files that changed since the indexed commit, in a shard of their
     // own; after 20 such shards Zoekt rebuilds the repository in one. (Delta builds need
     // submodules off; a shadow has none.)
@@ -201,7 +201,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
     });
-    return indexed;
+    return fp;
   })();
   return {
     get child() {

@@ -6,9 +6,9 @@
  *   client depends on another client's process.
  * - It is the only process that writes the index: set-ups and servers started at once all go
  *   through it, so they cannot corrupt the index.
- * - It keeps the index following the code: it polls each git root's HEAD and the list itself,
- *   watches plain directories (and snapshots them when they change), re-indexes what changed and
- *   deletes the shards of repositories taken off the list.
+ * - It keeps the index following the code on disk: it watches the listed folders (git work trees
+ *   with their uncommitted edits, and plain directories), snapshots them when they change, polls
+ *   the list itself, re-indexes what changed and deletes the shards of repositories taken off the list.
  * - Clients hold leases: a connection to its unix socket. It sends them its status (JSON lines)
  *   whenever it changes, and exits `lingerMs` after the last lease is gone.
  *
@@ -246,7 +246,7 @@ export class Supervisor {
       }
     }
     for (const dir of [...this.status.keys()]) if (!listed.has(dir)) this.status.delete(dir);
-    for (const e of list.entries) if (e.kind === 'dir' && !this.watchers.has(e.dir)) this.watch(e);
+    for (const e of list.entries) if (!this.watchers.has(e.dir)) this.watch(e);
     for (const [dir, w] of [...this.watchers]) {
       if (!listed.has(dir)) {
         w.close();
@@ -311,14 +311,15 @@ export class Supervisor {
   private wakeTimer?: NodeJS.Timeout;
 
   /**
-   * Plain folders are watched (inotify): a change marks the folder for a check, soon. Checking one
+   * Listed folders are watched (inotify): a change marks the folder for a check, soon. Checking one
    * means reading the metadata of every file, so a watched folder that reported nothing is only
-   * checked once a minute, in case the watch missed something. Git roots are cheap to check (HEAD)
-   * and checked every pass.
+   * checked once a minute, in case the watch missed something.
    */
   private watch(e: RepoEntry): void {
     try {
-      const w = watch(e.dir, { recursive: true }, () => {
+      const w = watch(e.dir, { recursive: true }, (_event, file) => {
+        // Git's own bookkeeping is not a change of the files (a commit changes none of them).
+        if (typeof file === 'string' && (file === '.git' || file.startsWith('.git/'))) return;
         this.dirty.add(e.dir);
         if (!this.wakeTimer) {
           this.wakeTimer = setTimeout(() => {
@@ -338,7 +339,7 @@ export class Supervisor {
   }
 
   private quiet(e: RepoEntry): boolean {
-    if (e.kind !== 'dir' || !this.watchers.has(e.dir) || this.dirty.has(e.dir)) return false;
+    if (!this.watchers.has(e.dir) || this.dirty.has(e.dir)) return false;
     if (this.status.get(e.dir)?.state !== 'ready') return false;
     return Date.now() - (this.lastCheck.get(e.dir) ?? 0) < 60_000;
   }

@@ -245,6 +245,35 @@ describe('the index follows the code and the list', () => {
     expect(readFileSync(join(data, 'supervisor.log'), 'utf8')).toMatch(/indexing gosvc \(.*\n(.*\n)*?.*attempting to index 1 total files/);
   }, 60_000);
 
+  it('the work tree is what is searched: an uncommitted edit, a new file, a deletion and a revert, each within seconds; ignored files stay out', async () => {
+    const timed = async (what: string, done: () => Promise<boolean>) => {
+      const t0 = Date.now();
+      await waitFor(what, done);
+      process.stderr.write(`work tree: ${what} searchable in ${Date.now() - t0} ms\n`);
+    };
+    const found = async (marker: string) => (await search(c, marker)).results.map((r) => r.path);
+    // An edit, not committed.
+    const file = join(git, 'cmd/server/main.go');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, `${original}\nfunc uncommittedEditMarker() {}\n`);
+    await timed('an uncommitted edit', async () => (await found('uncommittedEditMarker')).includes('cmd/server/main.go'));
+    // A new file, never added; and one .gitignore leaves out.
+    writeFileSync(join(git, '.gitignore'), 'ignored_*.go\n');
+    writeFileSync(join(git, 'ignored_scratch.go'), 'package main\n\nfunc ignoredFileMarker() {}\n');
+    writeFileSync(join(git, 'untracked.go'), 'package main\n\nfunc untrackedFileMarker() {}\n');
+    await timed('a new, untracked file', async () => (await found('untrackedFileMarker')).includes('untracked.go'));
+    expect(await found('ignoredFileMarker')).toEqual([]);
+    // A deletion, and a revert of the edit (git checkout -- file).
+    rmSync(join(git, 'untracked.go'));
+    await timed('a deletion', async () => (await found('untrackedFileMarker')).length === 0);
+    gitIn(git, 'checkout', '--', 'cmd/server/main.go');
+    await timed('a revert', async () => (await found('uncommittedEditMarker')).length === 0);
+    rmSync(join(git, 'ignored_scratch.go'));
+    rmSync(join(git, '.gitignore'));
+    // Once caught up, the index says so.
+    await waitFor('current again', async () => (await search(c, 'package')).index_age?.every((a) => a.state === 'current') ?? false);
+  }, 90_000);
+
   it('a checkout of another branch is searchable within seconds, and so is the way back', async () => {
     gitIn(git, 'checkout', '-q', '-b', 'topic');
     writeFileSync(join(git, 'topic.go'), 'package main\n\nfunc topicBranchMarker() {}\n');
