@@ -11,7 +11,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from './atomic-file.js';
 import { basename, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
@@ -169,9 +169,19 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
     await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
     const repoDir = shadowDir(paths, e);
     // -delta indexes only the files that changed since the indexed commit, in a shard of their
-    // own; after 20 such shards Zoekt rebuilds the repository in one. (Delta builds need
-    // submodules off; a shadow has none.)
-    const args = ['-incremental', '-delta', '-delta_threshold', '20', '-submodules=false', '-index', paths.index, repoDir];
+    // own, and marks their old copies deleted (in .meta files beside the older shards); shards
+    // and deleted copies add up (counts creep), so once there are DELTA_SHARDS_MAX the repository
+    // is built whole again, in a folder of its own, and swapped in (see swapIn). Zoekt's own
+    // fallback (-delta_threshold) and a whole build in place both left the .meta of a shard
+    // number the new build reused: on Go's tree the last edit was then never found.
+    // Delta builds need submodules off; a shadow has none.
+    const whole = shardCount(paths.index, e.name) >= DELTA_SHARDS_MAX;
+    const target = whole ? join(paths.index, '..', 'whole-build') : paths.index;
+    if (whole) {
+      rmSync(target, { recursive: true, force: true });
+      mkdirSync(target, { recursive: true });
+    }
+    const args = whole ? ['-submodules=false', '-index', target, repoDir] : ['-incremental', '-delta', '-submodules=false', '-index', target, repoDir];
     // Its output goes to a file, not through this process: should this process die, the indexer
     // must not die of a broken pipe on its next line of output, but stay until the successor
     // (which finds it by its pid file) stops it in an orderly way.
@@ -201,6 +211,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
     });
+    if (whole) swapIn(target, paths.index, e.name);
     return fp;
   })();
   return {
@@ -256,6 +267,33 @@ function removeIndexFiles(indexDir: string, remove: (file: string) => boolean): 
   const removed = files.filter(remove);
   for (const f of removed) rmSync(join(indexDir, f), { force: true });
   return removed;
+}
+
+/**
+ * Replaces the shards of `name` in `index` by the whole build in `built`: first the old .meta
+ * files (their marks of deleted copies must not apply to a new shard of the same number), then
+ * each new shard renamed in (atomically, over an old one of the same name), then the old shards
+ * left over. Searches meanwhile see the old shards, briefly without their marks, then the new.
+ */
+function swapIn(built: string, index: string, name: string): void {
+  const old = readdirSync(index).filter((f) => isShardOf(f, name));
+  for (const f of old.filter((f) => f.endsWith('.meta'))) rmSync(join(index, f), { force: true });
+  const fresh = readdirSync(built).filter((f) => isShardOf(f, name));
+  for (const f of fresh) renameSync(join(built, f), join(index, f));
+  for (const f of old) if (!f.endsWith('.meta') && !fresh.includes(f)) rmSync(join(index, f), { force: true });
+  rmSync(built, { recursive: true, force: true });
+}
+
+/** Shards a repository may have (a whole build's and its deltas') before it is built whole again. */
+export const DELTA_SHARDS_MAX = 10;
+
+/** How many shards `name` has in the index folder. */
+export function shardCount(indexDir: string, name: string): number {
+  try {
+    return readdirSync(indexDir).filter((f) => isShardOf(f, name, false)).length;
+  } catch {
+    return 0;
+  }
 }
 
 export function hasShards(indexDir: string, name: string): boolean {

@@ -8,10 +8,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
+import { DELTA_SHARDS_MAX, fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardCount, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
 import type { RepoEntry } from '../../src/local/repos.js';
 import { gitIn } from '../support/local.js';
-import { FIXTURES, INDEX_COMMAND, ZOEKT_BIN } from '../support/zoekt.js';
+import { FIXTURES, INDEX_COMMAND, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-indexer-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -69,6 +69,44 @@ describe('shadow repositories', () => {
     // Nothing is pruned while the snapshots take less room than the code.
     expect(await pruneShadow(paths, e, 1e9, 0)).toBe(false);
   }, 120_000);
+});
+
+describe('counts that do not creep', () => {
+  it(`after ${DELTA_SHARDS_MAX + 3} uncommitted edits: every edit searchable, at most ${DELTA_SHARDS_MAX} shards, and as many documents as files once built whole`, async () => {
+    const data = join(work, 'data-creep');
+    const paths = pathsIn(data);
+    const dir = join(work, 'code-creep');
+    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
+    gitIn(dir, 'init', '-q', '-b', 'main');
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-q', '-m', 'first');
+    const e: RepoEntry = { dir, name: 'creep', kind: 'git', source: 'test', text: dir };
+    const files = execFileSync('git', ['-C', dir, 'ls-files'], { encoding: 'utf8' }).trim().split('\n').length;
+    await index(paths, e);
+    const file = join(dir, 'acme_tools/__init__.py');
+    let wholeBuilds = 0;
+    for (let n = 1; n <= DELTA_SHARDS_MAX + 3; n++) {
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nCREEP_MARKER_${n} = ${n}\n`);
+      const before = paths.logged().length;
+      await index(paths, e);
+      if (!/attempting to index 1 total files/.test(paths.logged().slice(before))) wholeBuilds++;
+      expect(shardCount(paths.index, e.name)).toBeLessThanOrEqual(DELTA_SHARDS_MAX);
+    }
+    expect(wholeBuilds).toBe(1);
+    const zoekt = await startWebserver({ indexDir: paths.index, expectRepos: 1 });
+    try {
+      const post = async (path: string, body: unknown) => (await (await fetch(`${zoekt.url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<string, Record<string, unknown>>;
+      const last = await post('/api/search', { Q: `CREEP_MARKER_${DELTA_SHARDS_MAX + 3}\\b`, Opts: { MaxDocDisplayCount: 5 } });
+      expect(last.Result!.FileCount).toBe(1);
+      // The edit before the whole build, and the one it was built at, are found too.
+      for (const n of [DELTA_SHARDS_MAX - 1, DELTA_SHARDS_MAX]) expect((await post('/api/search', { Q: `CREEP_MARKER_${n}\\b`, Opts: {} })).Result!.FileCount).toBe(1);
+      // Three deltas since the whole build (edits 11 to 13): the copies they replaced are the only extra documents.
+      const stats = (await post('/api/list', { Q: '' })).List!.Stats as { Documents: number };
+      expect(stats.Documents).toBe(files + 3);
+    } finally {
+      await zoekt.stop();
+    }
+  }, 180_000);
 });
 
 describe('sweeping the index folder', () => {
