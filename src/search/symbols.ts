@@ -331,6 +331,23 @@ export async function candidateFiles(searcher: Searcher, query: string, fresh: b
   return { files: window!.files, window: window! };
 }
 
+/** The symbols of `files` that `m` keeps, in its order; with `seen`, each symbol once across files read twice. */
+function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): Ranked[] {
+  const all: Ranked[] = [];
+  for (const file of files) {
+    for (const { symbol, scope } of symbolsOf(file)) {
+      if (seen) {
+        const key = `${symbol.repo}\0${symbol.path}\0${symbol.line}\0${symbol.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      const r = m.rank(symbol, scope, file.score);
+      if (r) all.push(r);
+    }
+  }
+  return all.sort(compareRanked);
+}
+
 /** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
 interface Matcher {
   query: string;
@@ -478,32 +495,12 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     const { window } = main!;
     if (more.length) {
       // The best files of each word, beside those of all words: each symbol once.
-      const seen = new Set<string>();
-      const all: Ranked[] = [];
       const files = [main!.files, ...more.map((w) => w.files)].flat();
-      for (const file of files) {
-        for (const { symbol, scope } of symbolsOf(file)) {
-          const key = `${symbol.repo}\0${symbol.path}\0${symbol.line}\0${symbol.name}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const r = m.rank(symbol, scope, file.score);
-          if (r) all.push(r);
-        }
-      }
-      return { files, window, out: all.sort(compareRanked) };
+      return { files, window, out: rankFiles(m, files, new Set()) };
     }
     const { files } = main!;
     // Later pages of a walk rank the same cached window again: once per window and matcher.
-    const out = derived(window, `symbols\u0000${m.memoKey}`, () => {
-      const all: Ranked[] = [];
-      for (const file of files) {
-        for (const { symbol, scope } of symbolsOf(file)) {
-          const r = m.rank(symbol, scope, file.score);
-          if (r) all.push(r);
-        }
-      }
-      return all.sort(compareRanked);
-    });
+    const out = derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files));
     return { files, window, out };
   };
   const page = await paginate({

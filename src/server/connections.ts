@@ -95,13 +95,15 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   const unfinishedOf = new Map<string, Map<Socket, Conn>>();
   const warned = new Set<ShedReason>();
 
-  const move = (c: Conn, state: ConnectionState) => {
+  /** Takes `c` out of the tables of its state (a peer with no unfinished connection left is dropped). */
+  const leave = (c: Conn) => {
     inState[c.state].delete(c.socket);
-    if (c.state === 'unfinished') {
-      const of = unfinishedOf.get(c.peer);
-      of?.delete(c.socket);
-      if (of?.size === 0) unfinishedOf.delete(c.peer);
-    }
+    const of = unfinishedOf.get(c.peer);
+    of?.delete(c.socket);
+    if (of?.size === 0) unfinishedOf.delete(c.peer);
+  };
+  const move = (c: Conn, state: ConnectionState) => {
+    leave(c);
     c.state = state;
     c.since = Date.now();
     inState[state].set(c.socket, c);
@@ -112,10 +114,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     }
   };
   const forget = (c: Conn) => {
-    inState[c.state].delete(c.socket);
-    const of = unfinishedOf.get(c.peer);
-    of?.delete(c.socket);
-    if (of?.size === 0) unfinishedOf.delete(c.peer);
+    leave(c);
     conns.delete(c.socket);
   };
   /** A request node has read whole counts as active, whether or not the handler read its body. */
