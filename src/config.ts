@@ -415,7 +415,7 @@ export const SERVE_ENV = {
     default: 6070,
     min: 0,
     max: 65_535,
-    description: "the shared Zoekt's port; 0 picks a free one (with `--repo`, a free one unless set)",
+    description: "the shared Zoekt's port; 0 picks a free one",
   },
   lingerMs: {
     env: 'ZOEKT_MCP_LINGER_MS',
@@ -432,6 +432,14 @@ export const SERVE_ENV = {
     min: 100,
     max: 3_600_000,
     description: 'how often the list and the listed folders that cannot be watched are checked for changes (the others are watched, and checked once a minute besides)',
+  },
+  keepUnlistedMs: {
+    env: 'ZOEKT_MCP_KEEP_UNLISTED_MS',
+    value: 'N',
+    default: 3_600_000,
+    min: 0,
+    max: 2_592_000_000,
+    description: 'how long a repository that no running client lists stays in the index (a client started again within it finds its index current); what a client does not list is never shown to it',
   },
 } as const satisfies Record<string, ServeEnvSpec>;
 
@@ -519,7 +527,7 @@ export const SERVE_HELP = [
   '',
   'Options:',
   `  ${'FOLDER'.padEnd(26)} a folder to index, as the first argument (the same as --repo FOLDER)`,
-  `  ${'--repo PATH'.padEnd(26)} index PATH instead of the list; repeat it for several (one Zoekt and index per set)`,
+  `  ${'--repo PATH'.padEnd(26)} index PATH instead of the list; repeat it for several (clients with different lists share one Zoekt, each sees its own)`,
   `  ${'--setup'.padEnd(26)} install, index with progress, and exit once every repository is indexed`,
   `  ${'-h, --help'.padEnd(26)} show this help`,
   '',

@@ -9,6 +9,8 @@ import { VERSION } from './version.js';
 export interface MainOptions {
   /** The local serve command's view of the index it keeps (src/local/serve.ts). */
   local?: LocalStatusSource;
+  /** The repositories of the local serve command's list: every answer is confined to them. */
+  listed?: () => readonly string[];
 }
 
 /** Runs the server as `zoekt-mcp ARGS` would with environment `env`; resolves to the exit code. */
@@ -30,7 +32,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
   const { config } = outcome;
   keepHeapNearLive();
   const log = createLogger(config.logLevel);
-  const runtime = runtimeFromConfig(config, log, opts.local);
+  const runtime = runtimeFromConfig(config, log, opts.local, opts.listed);
   if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
   if (config.http) {
     // Loaded only here: the stdio server starts without the HTTP stack.

@@ -31,8 +31,8 @@ export interface RuntimeOptions {
   log: Logger;
   /** Ranked windows shared by every session of this server. */
   cache?: WindowCache;
-  /** The repositories every tool is confined to (--allow-repos). */
-  scope?: RepoScope;
+  /** The repositories every tool is confined to (--allow-repos), or where to read them at each call. */
+  scope?: RepoScope | (() => RepoScope);
   /** How far a walk over pages goes (tests set small bounds to reach them). */
   walkLimits?: WalkLimits;
   tools?: readonly AnyTool[];
@@ -80,7 +80,8 @@ export function createRuntime(o: RuntimeOptions): Runtime {
 }
 
 /** A runtime as the configuration says: its backends, cache, scope, limits and cursor key. */
-export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStatusSource): Runtime {
+/** `listed`: the local serve command's repositories, the only ones its answers may show. */
+export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStatusSource, listed?: () => readonly string[]): Runtime {
   const metrics = new Metrics();
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log, metrics });
   return createRuntime({
@@ -89,10 +90,24 @@ export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStat
     metrics,
     local,
     cache: new WindowCache({ maxBytes: config.cacheMb * 1024 * 1024, ttlMs: config.cacheTtlMs }, metrics),
-    scope: new RepoScope(config.allowRepos),
+    scope: listed ? listScope(new RepoScope(config.allowRepos), listed) : new RepoScope(config.allowRepos),
     timeoutMs: config.timeoutMs,
     maxOutputChars: config.maxOutputChars,
     admission: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueue },
     ...(config.cursorSecret ? { cursorSecret: config.cursorSecret } : {}),
   });
+}
+
+/**
+ * The local serve command's list as the scope: exactly its repositories (those --allow-repos
+ * also allows, if given), made again only when the list changes.
+ */
+function listScope(allowed: RepoScope, names: () => readonly string[]): () => RepoScope {
+  let made: { key: string; scope: RepoScope } | undefined;
+  return () => {
+    const now = names().filter((n) => allowed.allows(n));
+    const key = now.join('\n');
+    if (made?.key !== key) made = { key, scope: RepoScope.exactly(now) };
+    return made.scope;
+  };
 }

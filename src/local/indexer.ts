@@ -156,8 +156,11 @@ export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Pr
   return { files, bytes };
 }
 
-/** Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint actually indexed. */
-export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { child?: ChildProcess; done: Promise<string> } {
+/**
+ * Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint actually indexed.
+ * `whole`: build it whole and swap it in (by default, once it has DELTA_SHARDS_MAX shards).
+ */
+export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: { whole?: boolean } = {}): { child?: ChildProcess; done: Promise<string> } {
   let child: ChildProcess | undefined;
   const done = (async (): Promise<string> => {
     // Zoekt indexes a git repository by name (and cannot open a linked work tree): the snapshot
@@ -175,7 +178,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string): { chi
     // fallback (-delta_threshold) and a whole build in place both left the .meta of a shard
     // number the new build reused: on Go's tree the last edit was then never found.
     // Delta builds need submodules off; a shadow has none.
-    const whole = shardCount(paths.index, e.name) >= DELTA_SHARDS_MAX;
+    const whole = opts.whole ?? shardCount(paths.index, e.name) >= DELTA_SHARDS_MAX;
     const target = whole ? join(paths.index, '..', 'whole-build') : paths.index;
     if (whole) {
       rmSync(target, { recursive: true, force: true });

@@ -1,7 +1,9 @@
 /**
- * A lease on the local supervisor: connect to its socket (starting it when none runs), learn where
- * Zoekt answers, and keep the latest status. The supervisor lives while one lease is held; when
- * the connection drops (the supervisor crashed), the lease starts a new one and reconnects.
+ * A lease on the local supervisor: connect to its socket (starting it when none runs), say what
+ * to index, learn where Zoekt answers, and keep the latest status of this client's repositories.
+ * The supervisor lives while one lease is held; when the connection drops (the supervisor
+ * crashed), the lease starts a new one and reconnects. A supervisor of another protocol (left
+ * running by an older version) is stopped and replaced, never misread.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -9,7 +11,8 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { SupervisorOptions } from './supervisor.js';
-import type { SupervisorStatus } from './status.js';
+import { stopProcess } from './process-table.js';
+import { PROTOCOL, type Hello, type ListSpec, type SupervisorStatus } from './status.js';
 
 /** The socket of a data folder's supervisor: abstract on Linux (no file to go stale). */
 export function socketFor(data: string): string {
@@ -45,8 +48,9 @@ function spawnSupervisor(opts: SupervisorOptions, script: string): void {
   closeSync(log);
 }
 
-/** Connects (starting a supervisor if needed) and resolves with the first status. */
-export async function takeLease(opts: SupervisorOptions, script: string, deadlineMs = 15_000): Promise<Lease> {
+/** Connects (starting a supervisor if needed), asks for `list`, and resolves with the first status. */
+export async function takeLease(opts: SupervisorOptions, list: ListSpec, script: string, deadlineMs = 15_000): Promise<Lease> {
+  const hello: Hello = { protocol: PROTOCOL, list };
   let latest: SupervisorStatus | undefined;
   const listeners: ((s: SupervisorStatus) => void)[] = [];
   let socket: Socket | undefined;
@@ -57,7 +61,9 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
     let spawned = 0;
     for (;;) {
       const s = await tryConnect(opts.socket);
+      let other: Partial<SupervisorStatus> | undefined;
       if (s) {
+        s.write(`${JSON.stringify(hello)}\n`);
         const first = await new Promise<SupervisorStatus | undefined>((resolve) => {
           let buf = '';
           const onData = (d: Buffer) => {
@@ -66,11 +72,19 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
             while ((nl = buf.indexOf('\n')) >= 0) {
               const line = buf.slice(0, nl);
               buf = buf.slice(nl + 1);
+              let status: SupervisorStatus;
               try {
-                latest = JSON.parse(line) as SupervisorStatus;
+                status = JSON.parse(line) as SupervisorStatus;
               } catch {
                 continue;
               }
+              if (status.protocol !== PROTOCOL) {
+                other = status;
+                s.destroy();
+                resolve(undefined);
+                return;
+              }
+              latest = status;
               resolve(latest);
               for (const fn of listeners) fn(latest);
             }
@@ -88,6 +102,14 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
           });
           return first;
         }
+        if (other) {
+          if ((other.protocol ?? 1) > PROTOCOL) {
+            throw new Error(
+              `a newer zoekt-mcp's supervisor (pid ${other.pid}, protocol ${other.protocol}) serves ${opts.data}; use that version, or set ZOEKT_MCP_DATA to another folder`,
+            );
+          }
+          await replace(other);
+        }
       }
       if (Date.now() > deadline) throw new Error(`the local supervisor did not start; see ${join(opts.data, 'supervisor.log')}`);
       // None runs, or the one that runs is stopping: start one (again after a while, in case the
@@ -99,6 +121,15 @@ export async function takeLease(opts: SupervisorOptions, script: string, deadlin
       await sleep(50);
     }
   };
+
+  /** A supervisor of an older protocol: stopped, so that the loop above starts ours. */
+  const replace = async (other: Partial<SupervisorStatus>) => {
+    if (typeof other.pid !== 'number' || replaced.has(other.pid)) return;
+    replaced.add(other.pid);
+    process.stderr.write(`zoekt-mcp: replacing the local supervisor ${other.pid} (protocol ${other.protocol ?? 1}, this version speaks ${PROTOCOL})\n`);
+    await stopProcess(other.pid, 10_000);
+  };
+  const replaced = new Set<number>();
 
   await open();
   return {

@@ -10,7 +10,7 @@
  * `--repo PATH` (repeatable), or a folder as the first argument, names what to index instead of
  * the list file.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -18,8 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { HELP, SERVE_ENV, SERVE_HELP, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
+import { readRepoList } from './repos.js';
 import { clientEntry } from './client-entry.js';
-import { describeRepo, roughly, type SupervisorStatus } from './status.js';
+import { describeRepo, PROTOCOL, roughly, type ListSpec, type SupervisorStatus } from './status.js';
 import type { LocalStatusSource } from '../runtime.js';
 import type { SupervisorOptions } from './supervisor.js';
 
@@ -33,22 +34,21 @@ function env(name: string): string | undefined {
 }
 
 
-/** Where everything lives, from the environment (as serve.sh documents it) and the arguments. */
-export function supervisorOptions(parsed: Parsed): SupervisorOptions {
+/**
+ * Where everything lives, from the environment (as serve.sh documents it) and the arguments, and
+ * what this client wants indexed. One supervisor serves every list of a data folder: each client
+ * sees its own list's repositories.
+ */
+export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; list: ListSpec } {
   const checkout = existsSync(join(root, 'src/cli.ts'));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(process.cwd(), p));
   const tools = abs(env(SERVE_ENV.tools.env) ?? (checkout ? join(root, '.tools') : join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'zoekt-mcp/tools')));
-  let data = abs(env(SERVE_ENV.data.env) ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
+  const data = abs(env(SERVE_ENV.data.env) ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
   const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
-  let list: SupervisorOptions['list'];
-  let port = serveEnvNumber(SERVE_ENV.port, process.env);
+  let list: ListSpec;
   if (parsed.repos.length) {
-    const dirs = parsed.repos.map(abs);
     // A folder named on its own is named by its path under the home folder (or its absolute path).
-    list = { dirs, base: homedir(), label: '--repo' };
-    // One project's index and Zoekt of its own, beside (not instead of) the default list's.
-    data = join(data, 'projects', createHash('sha256').update(dirs.join('\n')).digest('hex').slice(0, 16));
-    if (!env(SERVE_ENV.port.env)) port = 0;
+    list = { dirs: parsed.repos.map(abs), base: homedir(), label: '--repo' };
   } else {
     const given = env(SERVE_ENV.repos.env);
     if (given) {
@@ -62,16 +62,17 @@ export function supervisorOptions(parsed: Parsed): SupervisorOptions {
       throw new Error('set ZOEKT_MCP_REPOS to the repository to index (a folder), or to a file listing one path per line, or pass --repo PATH');
     }
   }
-  return {
+  const opts: SupervisorOptions = {
     data,
     bin: join(tools, 'zoekt', version, 'bin'),
     indexCommand: join(root, 'zoekt-config/index'),
-    list,
-    port,
+    port: serveEnvNumber(SERVE_ENV.port, process.env),
     lingerMs: serveEnvNumber(SERVE_ENV.lingerMs, process.env),
     pollMs: serveEnvNumber(SERVE_ENV.pollMs, process.env),
+    keepUnlistedMs: serveEnvNumber(SERVE_ENV.keepUnlistedMs, process.env),
     socket: socketFor(data),
   };
+  return { opts, list };
 }
 
 function repositories(n: number): string {
@@ -116,9 +117,9 @@ function progressReporter(): (s: SupervisorStatus) => void {
 }
 
 /** --setup: wait for every listed repository, saying what happens, how far along, how long. */
-async function setup(opts: SupervisorOptions): Promise<number> {
+async function setup(opts: SupervisorOptions, list: ListSpec): Promise<number> {
   const started = Date.now();
-  const lease = await takeLease(opts, join(here, 'supervisor.js'));
+  const lease = await takeLease(opts, list, join(here, 'supervisor.js'));
   const report = progressReporter();
   return new Promise<number>((resolvePromise) => {
     const check = (s: SupervisorStatus) => {
@@ -126,7 +127,7 @@ async function setup(opts: SupervisorOptions): Promise<number> {
       if (s.pass <= firstPass) return;
       if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
         const failed = s.repos.filter((r) => r.state === 'error');
-        const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${opts.list.label}, named above` : '';
+        const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${list.label}, named above` : '';
         say(`${s.repos.length - failed.length} of ${repositories(s.repos.length)} indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})${bad}`);
         lease.close();
         resolvePromise(failed.length || s.list_errors.length ? 1 : 0);
@@ -137,7 +138,7 @@ async function setup(opts: SupervisorOptions): Promise<number> {
     };
     // Results of the check that follows this connection, not of an earlier one.
     const firstPass = lease.status().pass;
-    say(`Zoekt at ${lease.status().zoekt_url}; checking ${repositories(lease.status().repos.length)} of ${opts.list.label}`);
+    say(`Zoekt at ${lease.status().zoekt_url}; checking ${repositories(lease.status().repos.length)} of ${list.label}`);
     lease.onStatus(check);
     lease.poke();
     check(lease.status());
@@ -151,17 +152,18 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
   }
   let parsed: Parsed;
   let opts: SupervisorOptions;
+  let list: ListSpec;
   try {
     parsed = parseServeArgs(argv);
-    opts = supervisorOptions(parsed);
+    ({ opts, list } = supervisorOptions(parsed));
   } catch (err) {
     say((err as Error).message);
     return 2;
   }
-  if (parsed.setup) return setup(opts);
+  if (parsed.setup) return setup(opts, list);
   // Load the server's modules while the supervisor answers (or starts): they have no side effects.
   const warm = import('../main.js');
-  const leasing = takeLease(opts, join(here, 'supervisor.js'));
+  const leasing = takeLease(opts, list, join(here, 'supervisor.js'));
   const http = parsed.rest.includes('--http');
   const interactive = !http && process.stdin.isTTY;
   if (opts.port !== 0 && !interactive) {
@@ -169,7 +171,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     // supervisor's first status arrives, searches that find nothing say the index is starting.
     const url = `http://127.0.0.1:${opts.port}`;
     let lease: Lease | undefined;
-    const starting: SupervisorStatus = { pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: opts.list.label, list_errors: [], repos: [], starting: true };
+    const starting: SupervisorStatus = { protocol: PROTOCOL, pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: list.label, list_errors: [], repos: [], starting: true };
     const local = () => lease?.status() ?? starting;
     leasing.then(
       (l) => {
@@ -178,7 +180,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
       },
       (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
     );
-    return startServer(await warm, url, parsed.rest, http, local, opts.data);
+    return startServer(await warm, url, parsed.rest, http, local, listedBy(() => lease?.status(), list), opts.data);
   }
   const lease = await leasing;
   const server = await warm;
@@ -188,7 +190,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     process.stderr.write(
       [
         '',
-        `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${opts.list.label}.`,
+        `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${list.label}.`,
         'Connect an MCP client with this server entry (stdio); it starts in well under a second:',
         '',
         JSON.stringify(clientEntry(join(root, 'scripts/serve.sh'), parsed.repos, process.env, process.cwd()), null, 2),
@@ -205,7 +207,26 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     lease.close();
     return 0;
   }
-  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status(), opts.data);
+  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status(), listedBy(() => lease.status(), list), opts.data);
+}
+
+/**
+ * This client's repositories, the only ones its answers show: as the supervisor names them, or,
+ * before its first status, as this process reads the list itself.
+ */
+function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): () => readonly string[] {
+  let own: readonly string[] | undefined;
+  let names: readonly string[] = [];
+  let from: SupervisorStatus | undefined;
+  return () => {
+    const s = status();
+    if (!s) return (own ??= readRepoList(list).entries.map((e) => e.name));
+    if (s !== from) {
+      from = s;
+      names = s.repos.map((r) => r.name);
+    }
+    return names;
+  };
 }
 
 /**
@@ -225,10 +246,18 @@ function cursorSecretOf(data: string): string {
 }
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
-function startServer(server: typeof import('../main.js'), url: string, rest: string[], http: boolean, local: LocalStatusSource, data: string): Promise<number> {
+function startServer(
+  server: typeof import('../main.js'),
+  url: string,
+  rest: string[],
+  http: boolean,
+  local: LocalStatusSource,
+  listed: () => readonly string[],
+  data: string,
+): Promise<number> {
   if (http) say('serving MCP over HTTP');
   const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : { ZOEKT_MCP_CURSOR_SECRET: cursorSecretOf(data) };
-  return server.main(rest, { ...process.env, ZOEKT_URL: url, ...secret }, { local });
+  return server.main(rest, { ...process.env, ZOEKT_URL: url, ...secret }, { local, listed });
 }
 
 serveMain(process.argv.slice(2)).then(

@@ -1,8 +1,33 @@
 /**
- * What the local supervisor tells the MCP servers that hold a lease on it: where Zoekt answers,
- * and the state of each listed repository (indexed when, indexing how far along, failed why).
- * get_health shows it, and searches use it to tell "not indexed yet" from "no match".
+ * The lease protocol between the local supervisor and the MCP servers that hold a lease on it,
+ * one JSON object per line over its socket. A client's first line is a Hello (the protocol it
+ * speaks and the list it wants indexed); the supervisor answers with a status whenever it
+ * changes: where Zoekt answers, and the state of each repository of that client's list (indexed
+ * when, how far behind the code on disk, indexing how far along, failed why). get_health shows
+ * it, and searches use it to tell "not indexed yet" from "no match".
+ *
+ * A supervisor outlives upgrades of the clients that spawned it: every status names its protocol,
+ * and a client that finds another one stops that supervisor and starts its own.
  */
+
+/** Bumped whenever a message changes meaning. 1 (no `protocol` field): one list per supervisor. */
+export const PROTOCOL = 2;
+
+/** What a client wants indexed: a list file (re-read when it changes), or folders. */
+export interface ListSpec {
+  file?: string;
+  dirs?: string[];
+  /** What relative entries and plain folders' names are relative to. */
+  base: string;
+  /** How messages name the list: the file as given, `--repo`, `ZOEKT_MCP_REPOS`. */
+  label: string;
+}
+
+export interface Hello {
+  protocol: number;
+  /** Absent: an observer, which wants nothing indexed and is told of every repository indexed. */
+  list?: ListSpec;
+}
 
 export interface RepoProgress {
   files: number;
@@ -24,21 +49,27 @@ export interface RepoStatus {
   has_index: boolean;
   /** When its index was last brought up to date with the code. */
   indexed_at?: string;
+  /** When the code on disk was last compared with the index. */
+  checked_at?: string;
+  /** The first change on disk the index does not hold yet: the index is behind since then. */
+  changed_at?: string;
   last_duration_ms?: number;
   progress?: RepoProgress;
   error?: string;
 }
 
 export interface SupervisorStatus {
+  protocol: number;
   pid: number;
   zoekt_url: string;
   started_at: string;
   leases: number;
   /** Completed checks of the whole list: a client that asked for a check waits for the next one. */
   pass: number;
-  /** The list the supervisor reads: a file, or the --repo folders. */
+  /** This client's list: a file, or the --repo folders. */
   list: string;
   list_errors: string[];
+  /** The repositories of this client's list (other clients' are indexed too, but not shown to it). */
   repos: RepoStatus[];
   /** Set by a server that serves before the supervisor's first status arrived. */
   starting?: boolean;

@@ -1,28 +1,29 @@
 /**
  * The per-user local supervisor: one per data folder, started on demand by the serve command and
- * shared by every MCP server that runs over that data folder.
+ * shared by every MCP server that runs over that data folder. It wires four parts:
  *
- * - It owns zoekt-webserver (started, adopted after a crash of ours, restarted if it dies), so no
- *   client depends on another client's process.
- * - It is the only process that writes the index: set-ups and servers started at once all go
- *   through it, so they cannot corrupt the index.
- * - It keeps the index following the code on disk: it watches the listed folders (git work trees
- *   with their uncommitted edits, and plain directories), snapshots them when they change, polls
- *   the list itself, re-indexes what changed and deletes the shards of repositories taken off the list.
- * - Clients hold leases: a connection to its unix socket. It sends them its status (JSON lines)
- *   whenever it changes, and exits `lingerMs` after the last lease is gone.
+ * - the lease server (lease-server.ts): clients connect, say what they want indexed, and hear
+ *   their own repositories' status; the supervisor exits `lingerMs` after the last lease is gone;
+ * - the reconciler (reconcile.ts): every client's list in, what to index and what to remove out;
+ *   a repository stays indexed while any live client lists it;
+ * - the index runner (index-runner.ts): the only writer of the index, one job at a time;
+ * - the webserver (webserver.ts): zoekt-webserver, started, adopted after a crash of ours,
+ *   restarted if it dies, so no client depends on another client's process.
  *
- * Only one supervisor binds the socket of a data folder (an abstract unix socket on Linux, which
- * the kernel releases when the process dies, so a crash never leaves a stale lock behind).
+ * It keeps the index following the code on disk: listed folders are watched (git work trees with
+ * their uncommitted edits, and plain directories) and checked when they change, and every
+ * `pollMs` the lists are read again and unwatchable folders checked.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
-import { writeFileAtomically } from './atomic-file.js';
-import { connect, createServer, type Socket } from 'node:net';
+import { mkdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { fingerprint, hasShards, indexerPidFile, measure, pruneShadow, removeShards, shadowDir, startIndex, sweep, type IndexerPaths } from './indexer.js';
+import { writeFileAtomically } from './atomic-file.js';
+import { IDLE_MS, IndexRunner, type Saved } from './index-runner.js';
+import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
+import { LeaseServer, type LeaseClient } from './lease-server.js';
+import { reconcile, type Plan } from './reconcile.js';
 import { readRepoList, type RepoEntry } from './repos.js';
-import type { RepoStatus, SupervisorStatus } from './status.js';
+import { PROTOCOL, type ListSpec, type RepoStatus, type SupervisorStatus } from './status.js';
+import { Webserver } from './webserver.js';
 
 export interface SupervisorOptions {
   data: string;
@@ -30,53 +31,58 @@ export interface SupervisorOptions {
   bin: string;
   /** zoekt-config/index. */
   indexCommand: string;
-  list: { file?: string; dirs?: string[]; base: string; label: string };
   /** Zoekt's port; 0 picks a free one. */
   port: number;
   lingerMs: number;
   pollMs: number;
+  /** How long a repository no live client lists stays indexed. */
+  keepUnlistedMs: number;
   socket: string;
-}
-
-interface Saved {
-  fingerprint: string;
-  indexed_at: string;
-  duration_ms: number;
-  bytes: number;
-  name: string;
-  kind: 'git' | 'dir';
-  dir: string;
 }
 
 interface State {
   /** By directory. */
   repos: Record<string, Saved>;
-  /** Bytes indexed per millisecond, measured: the first estimate of an unknown repository. */
   rate?: number;
 }
 
+/** One client's list as last read. */
+interface ClientState {
+  spec: ListSpec;
+  stamp: string;
+  entries: RepoEntry[];
+  errors: string[];
+}
+
+/** After a start, how long repositories no client lists are kept whatever keepUnlistedMs says. */
+const START_GRACE_MS = 10_000;
+
 const say = (msg: string) => process.stderr.write(`${new Date().toISOString()} supervisor[${process.pid}]: ${msg}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Supervisor {
-  private leases = new Set<Socket>();
-  private lingerTimer?: NodeJS.Timeout;
-  private zoekt?: ChildProcess;
-  private ownsZoekt = false;
-  private zoektUrl = '';
-  private zoektError?: string;
-  private entries: RepoEntry[] = [];
-  private listErrors: string[] = [];
-  private status = new Map<string, RepoStatus>();
-  private state: State = { repos: {} };
-  private stopping = false;
-  private pass = 0;
-  private indexing?: { child?: ChildProcess };
-  private wake?: () => void;
-  private broadcastTimer?: NodeJS.Timeout;
-  private readonly startedAt = new Date().toISOString();
+  private readonly leases: LeaseServer;
+  private readonly webserver: Webserver;
+  private readonly runner: IndexRunner;
   private readonly paths: IndexerPaths;
   private readonly statePath: string;
+  private readonly startedAt = new Date().toISOString();
+  private state: State = { repos: {} };
+  private lists = new Map<string, ClientState>();
+  private plan: Plan = reconcile([], [], 0, 0);
+  private status = new Map<string, RepoStatus>();
+  private watchers = new Map<string, FSWatcher>();
+  private dirty = new Set<string>();
+  private lastCheck = new Map<string, number>();
+  private lastChange = 0;
+  private pass = 0;
+  private stopping = false;
+  private swept = false;
+  private lingerTimer?: NodeJS.Timeout;
+  private broadcastTimer?: NodeJS.Timeout;
+  private wakeTimer?: NodeJS.Timeout;
+  private wake?: () => void;
+  private markStarted!: () => void;
+  private readonly started = new Promise<void>((r) => (this.markStarted = r));
 
   constructor(private readonly opts: SupervisorOptions) {
     this.paths = {
@@ -87,88 +93,106 @@ export class Supervisor {
       log: (line) => process.stderr.write(line),
     };
     this.statePath = join(opts.data, 'state.json');
+    this.runner = new IndexRunner(this.paths, say);
+    this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
+    this.leases = new LeaseServer(opts.socket, {
+      joined: (c) => this.joined(c),
+      left: (c) => this.left(c),
+      poked: () => this.wake?.(),
+      say,
+    });
   }
 
   /** Binds the socket; false when another supervisor already serves this data folder. */
-  async claim(): Promise<boolean> {
-    const server = createServer((socket) => this.lease(socket));
-    const bound = await new Promise<boolean>((resolve, reject) => {
-      server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)));
-      server.listen(this.opts.socket, () => resolve(true));
-    });
-    if (!bound && !this.opts.socket.startsWith('\0') && !(await answersSocket(this.opts.socket))) {
-      // A socket file left by a supervisor that died (abstract sockets never linger): take it over.
-      rmSync(this.opts.socket, { force: true });
-      return this.claim();
-    }
-    return bound;
+  claim(): Promise<boolean> {
+    return this.leases.claim();
   }
-
-  private markStarted!: () => void;
-  private readonly started = new Promise<void>((r) => (this.markStarted = r));
 
   async run(): Promise<void> {
     mkdirSync(this.paths.index, { recursive: true });
     this.loadState();
-    await this.stopLeftoverIndexer();
-    this.readList(true);
+    await this.runner.stopLeftover();
     // Nobody connected within the linger time after start (the spawner died): stop.
     this.armLinger(Math.max(this.opts.lingerMs, 10_000));
-    await this.startZoekt();
+    await this.webserver.start(() => this.markStarted());
     this.markStarted();
     this.broadcast();
     void this.loop();
   }
 
-  status_(): SupervisorStatus {
+  /** What one client is told: Zoekt's URL, and its own list's repositories. */
+  statusFor(id: string): SupervisorStatus {
+    const list = this.lists.get(id);
+    const mine = this.plan.clients.get(id);
+    // Until the loop has reconciled a new client's list, its entries as read stand in.
+    const entries = list ? (mine?.entries ?? list.entries) : this.plan.wanted;
     return {
+      protocol: PROTOCOL,
       pid: process.pid,
-      zoekt_url: this.zoektUrl,
+      zoekt_url: this.webserver.url,
       started_at: this.startedAt,
       leases: this.leases.size,
       pass: this.pass,
-      list: this.opts.list.label,
-      list_errors: this.listErrors,
-      repos: this.entries.map((e) => this.status.get(e.dir)!).filter(Boolean),
-      ...(this.zoektError ? { zoekt_error: this.zoektError } : {}),
+      list: list?.spec.label ?? '(every list)',
+      list_errors: mine?.errors ?? list?.errors ?? [],
+      repos: entries.map((e) => this.repoStatus(e)),
+      ...(this.webserver.error ? { zoekt_error: this.webserver.error } : {}),
     };
   }
 
-  private lease(socket: Socket): void {
-    if (this.stopping) return void socket.destroy();
-    this.leases.add(socket);
+  private repoStatus(e: RepoEntry): RepoStatus {
+    const known = this.status.get(e.dir);
+    if (known && known.name === e.name) return known;
+    const saved = this.state.repos[e.dir];
+    const has = hasShards(this.paths.index, e.name);
+    return {
+      name: e.name,
+      dir: e.dir,
+      kind: e.kind,
+      state: 'queued',
+      has_index: has,
+      ...(saved && has && saved.name === e.name ? { indexed_at: saved.indexed_at, last_duration_ms: saved.duration_ms } : {}),
+    };
+  }
+
+  private joined(c: LeaseClient): void {
+    if (this.stopping) return;
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      this.leases.delete(socket);
-      if (this.leases.size === 0) this.armLinger(this.opts.lingerMs);
-      this.broadcast();
-    });
-    // Any line from a client asks for a check now (e.g. the set-up command, or a search that
-    // found a repository stale).
-    socket.on('data', () => this.wake?.());
-    // The first status names Zoekt's URL: send it once Zoekt is up.
-    void this.started.then(() => {
-      if (!socket.destroyed) socket.write(`${JSON.stringify(this.status_())}\n`);
-    });
+    const spec = c.hello.list;
+    if (spec) {
+      this.lists.set(c.id, this.read(spec, undefined) ?? { spec, stamp: '', entries: [], errors: [] });
+      say(`a client joined with ${spec.label} (${this.leases.clients().length} now)`);
+    }
+    // The first status names Zoekt's URL: sent once Zoekt's URL is settled.
+    void this.started.then(() => this.leases.sendTo(c.id, this.statusFor(c.id)));
+    this.wake?.();
+    this.broadcast();
+  }
+
+  private left(c: LeaseClient | undefined): void {
+    if (c?.hello.list) {
+      this.lists.delete(c.id);
+      say(`a client with ${c.hello.list.label} left (${this.leases.clients().length} now)`);
+    }
+    if (this.leases.size === 0) this.armLinger(this.opts.lingerMs);
+    this.wake?.();
     this.broadcast();
   }
 
   private armLinger(ms: number): void {
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     this.lingerTimer = setTimeout(() => {
-      if (this.leases.size === 0) void this.stop('no client left');
+      if (this.leases.size === 0) void this.stop('no client left').then(() => process.exit(0));
     }, ms);
   }
 
-  /** Status to every lease, at most every 100 ms. */
+  /** Each client's own status, at most every 100 ms. */
   private broadcast(): void {
     if (this.broadcastTimer) return;
     this.broadcastTimer = setTimeout(() => {
       this.broadcastTimer = undefined;
-      const line = `${JSON.stringify(this.status_())}\n`;
-      for (const s of this.leases) s.write(line);
+      this.leases.send((c) => this.statusFor(c.id));
     }, 100);
   }
 
@@ -179,123 +203,114 @@ export class Supervisor {
     } catch {
       this.state = { repos: {} };
     }
+    this.runner.rate = this.state.rate;
   }
 
   private saveState(): void {
+    this.state.rate = this.runner.rate;
     writeFileAtomically(this.statePath, JSON.stringify(this.state, null, 1));
   }
 
-  private listStamp = '';
-
   /**
-   * An indexer whose supervisor died (killed outright) may still be writing the index: it is
-   * stopped before this supervisor writes there, so that two indexers never write one index.
+   * A client's list, read again when its file changed (the text itself, not its mtime: a list
+   * rewritten twice within one tick still counts); undefined when unchanged. A list file that
+   * cannot be read keeps the entries it had (moved away for a moment), with the error said.
    */
-  private async stopLeftoverIndexer(): Promise<void> {
-    const file = indexerPidFile(this.paths);
-    const left = this.leftover(file);
-    if (left) {
-      say(`stopping zoekt-git-index ${left.pid}, left by an earlier supervisor`);
-      await stopProcess(left.pid);
+  private read(spec: ListSpec, before: ClientState | undefined): ClientState | undefined {
+    let stamp = 'dirs';
+    if (spec.file) {
+      try {
+        stamp = readFileSync(spec.file, 'utf8');
+      } catch {
+        stamp = 'missing';
+      }
     }
-    rmSync(file, { force: true });
+    if (before && before.stamp === stamp) return undefined;
+    const list = readRepoList(spec);
+    for (const err of list.errors) say(`repo list ${spec.label}: ${err}`);
+    if (list.unreadable) return { spec, stamp, entries: before?.entries ?? [], errors: list.errors };
+    return { spec, stamp, entries: list.entries, errors: list.errors };
   }
 
-  /**
-   * Reads the list (again); repositories taken off it leave the index, and their shadows go. At
-   * start (`first`), what interrupted indexers left goes too. Runs only between indexes.
-   */
-  private readList(first = false): void {
-    const { file } = this.opts.list;
-    if (file) {
-      // The text itself, not its mtime: a list rewritten twice within one tick still counts.
-      let stamp = 'missing';
-      try {
-        stamp = readFileSync(file, 'utf8');
-      } catch {
-        // reported by readRepoList
-      }
-      if (stamp === this.listStamp) return;
-      this.listStamp = stamp;
-    } else if (this.listStamp) return;
-    else this.listStamp = 'dirs';
-    const list = readRepoList(this.opts.list);
-    if (list.unreadable) {
-      // Moved away for a moment, or not readable: the index stays as it is until the list reads again.
-      say(`repo list: ${list.errors.join('; ')}; keeping the index as it is`);
-      this.listErrors = list.errors;
-      this.broadcast();
-      return;
+  /** Every client's list in, the index's actions out: carried out between indexes. */
+  private reconcile(): void {
+    for (const [id, before] of this.lists) {
+      const now = this.read(before.spec, before);
+      if (now) this.lists.set(id, now);
     }
-    this.entries = list.entries;
-    this.listErrors = list.errors;
-    for (const err of list.errors) say(`repo list: ${err}`);
-    const listed = new Set(list.entries.map((e) => e.dir));
-    for (const e of list.entries) {
-      if (!this.status.has(e.dir)) {
-        const saved = this.state.repos[e.dir];
-        const has = hasShards(this.paths.index, e.name);
-        this.status.set(e.dir, {
-          name: e.name,
-          dir: e.dir,
-          kind: e.kind,
-          state: 'queued',
-          has_index: has,
-          ...(saved && has && saved.name === e.name ? { indexed_at: saved.indexed_at, last_duration_ms: saved.duration_ms } : {}),
-        });
-      }
-    }
-    for (const dir of [...this.status.keys()]) if (!listed.has(dir)) this.status.delete(dir);
-    for (const e of list.entries) if (!this.watchers.has(e.dir)) this.watch(e);
-    for (const [dir, w] of [...this.watchers]) {
-      if (!listed.has(dir)) {
-        w.close();
-        this.watchers.delete(dir);
-      }
-    }
+    const indexed = Object.values(this.state.repos).map((r) => ({ dir: r.dir, name: r.name, ...(r.unlisted_since ? { unlistedSince: Date.parse(r.unlisted_since) } : {}) }));
+    const plan = reconcile(
+      [...this.lists].map(([id, l]) => ({ id, entries: l.entries, errors: l.errors })),
+      indexed,
+      Date.now(),
+      this.opts.keepUnlistedMs,
+    );
+    this.plan = plan;
     let changed = false;
-    for (const [dir, saved] of Object.entries(this.state.repos)) {
-      const now = list.entries.find((e) => e.dir === dir);
-      if (now && now.name === saved.name) continue;
-      const removed = removeShards(this.paths.index, saved.name);
-      say(`${saved.name} (${dir}) left the list: removed ${removed.length} shard file(s)`);
-      rmSync(shadowDir(this.paths, { dir }), { recursive: true, force: true });
-      delete this.state.repos[dir];
+    for (const [dir, since] of plan.unlisted) {
+      const saved = this.state.repos[dir];
+      if (!saved) continue;
+      if (since === undefined) delete saved.unlisted_since;
+      else saved.unlisted_since = new Date(since).toISOString();
+      changed = true;
+    }
+    // Nothing leaves the index for being unlisted while no client with a list is here (the last
+    // one just quit; the supervisor is about to stop), nor in the first seconds after a start,
+    // while the clients that started it may still be saying what they want.
+    const settled = this.lists.size > 0 && Date.now() - Date.parse(this.startedAt) > START_GRACE_MS;
+    const forced = (r: { dir: string; name: string }) => plan.wanted.some((e) => e.dir === r.dir || e.name === r.name);
+    for (const r of plan.remove.filter((x) => settled || forced(x))) {
+      const removed = removeShards(this.paths.index, r.name);
+      rmSync(shadowDir(this.paths, r), { recursive: true, force: true });
+      say(`${r.name} (${r.dir}) is listed by no client${plan.wanted.some((e) => e.dir === r.dir) ? ' under that name' : ''}: removed ${removed.length} shard file(s)`);
+      delete this.state.repos[r.dir];
+      this.status.delete(r.dir);
       changed = true;
     }
     if (changed) this.saveState();
-    // Shards and shadows of no listed repository: left by a list changed while no supervisor ran,
-    // a state file lost, or an index interrupted.
-    const swept = sweep(this.paths, list.entries, first);
+    const wanted = new Set(plan.wanted.map((e) => e.dir));
+    for (const e of plan.wanted) {
+      const st = this.status.get(e.dir);
+      if (!st || st.name !== e.name) this.status.set(e.dir, this.repoStatus({ ...e, dir: e.dir }));
+      if (!this.watchers.has(e.dir)) this.watch(e);
+    }
+    for (const dir of [...this.status.keys()]) if (!wanted.has(dir)) this.status.delete(dir);
+    for (const [dir, w] of [...this.watchers]) {
+      if (wanted.has(dir)) continue;
+      w.close();
+      this.watchers.delete(dir);
+    }
+    // Shards and shadows of no repository the index keeps: left by a state file lost, or an index
+    // interrupted (its temporary files, at the first pass only).
+    if (this.lists.size === 0) return this.broadcast();
+    const keep = [...plan.wanted, ...Object.values(this.state.repos)];
+    const swept = sweep(this.paths, keep, !this.swept);
+    this.swept = true;
     if (swept.length) say(`removed what no listed repository uses: ${swept.join(', ')}`);
     this.broadcast();
   }
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      if (this.adoptedPid && !alive(this.adoptedPid)) {
-        say(`zoekt-webserver ${this.adoptedPid} exited; restarting it`);
-        this.adoptedPid = undefined;
-        await this.startZoekt().catch((e: Error) => (this.zoektError = e.message));
-      }
+      await this.webserver.check();
       try {
-        this.readList();
+        this.reconcile();
       } catch (err) {
-        say(`reading the list failed: ${(err as Error).message}`);
+        say(`reconciling the lists failed: ${(err as Error).message}`);
       }
-      for (const e of [...this.entries]) {
+      for (const e of [...this.plan.wanted]) {
         if (this.stopping) break;
-        if (!this.status.has(e.dir)) continue; // left the list meanwhile
-        if (this.quiet(e)) continue;
+        if (!this.status.has(e.dir) || this.quiet(e)) continue;
         this.dirty.delete(e.dir);
         this.lastCheck.set(e.dir, Date.now());
         await this.refresh(e);
       }
       if (this.stopping) break;
+      await this.compactOne();
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.opts.pollMs);
+        const t = setTimeout(resolve, this.dirty.size ? 0 : this.opts.pollMs);
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -305,28 +320,17 @@ export class Supervisor {
     }
   }
 
-  private watchers = new Map<string, FSWatcher>();
-  private dirty = new Set<string>();
-  private lastCheck = new Map<string, number>();
-  private wakeTimer?: NodeJS.Timeout;
-
   /**
-   * Listed folders are watched (inotify): a change marks the folder for a check, soon. Checking one
-   * means reading the metadata of every file, so a watched folder that reported nothing is only
-   * checked once a minute, in case the watch missed something.
+   * Listed folders are watched (inotify, FSEvents): a change marks the folder for a check, soon,
+   * and the index as behind. Checking one means reading the metadata of every file, so a watched
+   * folder that reported nothing is only checked once a minute, in case the watch missed something.
    */
   private watch(e: RepoEntry): void {
     try {
       const w = watch(e.dir, { recursive: true }, (_event, file) => {
         // Git's own bookkeeping is not a change of the files (a commit changes none of them).
         if (typeof file === 'string' && (file === '.git' || file.startsWith('.git/'))) return;
-        this.dirty.add(e.dir);
-        if (!this.wakeTimer) {
-          this.wakeTimer = setTimeout(() => {
-            this.wakeTimer = undefined;
-            this.wake?.();
-          }, 200);
-        }
+        this.changed(e.dir);
       });
       w.on('error', () => {
         w.close();
@@ -338,272 +342,123 @@ export class Supervisor {
     }
   }
 
+  private changed(dir: string): void {
+    this.dirty.add(dir);
+    this.lastChange = Date.now();
+    this.runner.stopCompaction();
+    const st = this.status.get(dir);
+    if (st && st.has_index && !st.changed_at) this.set(dir, { changed_at: new Date().toISOString() });
+    if (!this.wakeTimer) {
+      this.wakeTimer = setTimeout(() => {
+        this.wakeTimer = undefined;
+        this.wake?.();
+      }, 200);
+    }
+  }
+
   private quiet(e: RepoEntry): boolean {
     if (!this.watchers.has(e.dir) || this.dirty.has(e.dir)) return false;
     if (this.status.get(e.dir)?.state !== 'ready') return false;
     return Date.now() - (this.lastCheck.get(e.dir) ?? 0) < 60_000;
   }
 
-  private set(e: RepoEntry, patch: Partial<RepoStatus>): RepoStatus {
-    const st = this.status.get(e.dir);
-    if (!st) return { ...patch } as RepoStatus;
+  private set(dir: string, patch: Partial<RepoStatus>): void {
+    const st = this.status.get(dir);
+    if (!st) return;
     Object.assign(st, patch);
     for (const k of Object.keys(patch) as (keyof RepoStatus)[]) if (patch[k] === undefined) delete st[k];
     this.broadcast();
-    return st;
   }
 
   /** Brings one repository's index up to date, if it is not. */
   private async refresh(e: RepoEntry): Promise<void> {
     const st = this.status.get(e.dir)!;
-    if (st.state === 'queued') this.set(e, { state: 'checking' });
-    let fp: string;
-    try {
-      fp = await fingerprint(this.paths, e);
-    } catch (err) {
-      this.set(e, { state: 'error', error: (err as Error).message });
-      return;
-    }
+    if (st.state === 'queued') this.set(e.dir, { state: 'checking' });
+    const snapshotAt = new Date().toISOString();
     const saved = this.state.repos[e.dir];
-    if (saved && saved.fingerprint === fp && saved.name === e.name && hasShards(this.paths.index, e.name)) {
-      if (st.state !== 'ready') this.set(e, { state: 'ready', has_index: true, indexed_at: saved.indexed_at, last_duration_ms: saved.duration_ms, error: undefined });
+    const outcome = await this.runner.refresh(e, saved, ({ progress }) => {
+      this.set(e.dir, { checked_at: new Date().toISOString(), ...(progress ? { state: 'indexing', progress, error: undefined } : {}) });
+      // Found changed by a check rather than a watch: behind since it was found.
+      if (progress && this.status.get(e.dir)?.has_index && !this.status.get(e.dir)?.changed_at) this.set(e.dir, { changed_at: snapshotAt });
+    });
+    if (this.stopping || outcome.kind === 'stopped') return;
+    // Behind still, if a change came after the snapshot was taken.
+    const after = (at: string | undefined) => (at && at > snapshotAt ? at : undefined);
+    if (outcome.kind === 'failed') {
+      this.set(e.dir, { state: 'error', progress: undefined, error: outcome.error, has_index: hasShards(this.paths.index, e.name) });
       return;
     }
-    const size = await measure(this.paths, e, fp).catch(() => ({ files: 0, bytes: 0 }));
-    const estimated =
-      saved && saved.bytes > 0 ? Math.round((saved.duration_ms * Math.max(size.bytes, 1)) / saved.bytes) : Math.round(size.bytes / (this.state.rate ?? 2000)) + 1000;
-    const started = Date.now();
-    say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB`);
-    const progress = () => {
-      const elapsed = Date.now() - started;
-      return { ...size, elapsed_ms: elapsed, estimated_ms: Math.max(estimated, elapsed), percent: Math.min(99, Math.floor((100 * elapsed) / Math.max(estimated, 1))) };
-    };
-    this.set(e, { state: 'indexing', progress: progress(), error: undefined });
-    const ticker = setInterval(() => this.set(e, { progress: progress() }), 1000);
-    try {
-      const job = startIndex(this.paths, e, fp);
-      this.indexing = job;
-      fp = await job.done;
-    } catch (err) {
-      clearInterval(ticker);
-      this.indexing = undefined;
-      if (this.stopping) return;
-      say(`indexing ${e.name} failed: ${(err as Error).message}`);
-      this.set(e, { state: 'error', progress: undefined, error: (err as Error).message, has_index: hasShards(this.paths.index, e.name) });
-      return;
+    const { saved: now } = outcome;
+    if (outcome.kind === 'indexed') {
+      this.state.repos[e.dir] = now;
+      this.saveState();
     }
-    clearInterval(ticker);
-    this.indexing = undefined;
-    const duration = Date.now() - started;
-    const indexedAt = new Date().toISOString();
-    this.state.repos[e.dir] = { fingerprint: fp, indexed_at: indexedAt, duration_ms: duration, bytes: size.bytes, name: e.name, kind: e.kind, dir: e.dir };
-    if (size.bytes > 1e6) this.state.rate = size.bytes / duration;
+    this.set(e.dir, {
+      state: 'ready',
+      has_index: hasShards(this.paths.index, e.name),
+      indexed_at: now.indexed_at,
+      last_duration_ms: outcome.kind === 'indexed' ? outcome.duration : st.last_duration_ms ?? now.duration_ms,
+      progress: undefined,
+      error: undefined,
+      changed_at: after(this.status.get(e.dir)?.changed_at),
+    });
+  }
+
+  /** Nothing changed for a while: build whole one repository that has gathered deltas. */
+  private async compactOne(): Promise<void> {
+    if (this.dirty.size || Date.now() - this.lastChange < IDLE_MS) return;
+    const e = this.plan.wanted.find((w) => this.status.get(w.dir)?.state === 'ready' && this.runner.wantsCompaction(w, this.state.repos[w.dir]));
+    if (!e) return;
+    const saved = this.state.repos[e.dir]!;
+    const next = await this.runner.compact(e, saved);
+    if (!next || this.stopping || this.state.repos[e.dir] !== saved) return;
+    this.state.repos[e.dir] = next;
     this.saveState();
-    say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s`);
-    try {
-      if (await pruneShadow(this.paths, e, size.bytes)) say(`pruned the snapshots of ${e.name} older than the one indexed`);
-    } catch (err) {
-      say(`pruning the snapshots of ${e.name} failed: ${(err as Error).message}`);
-    }
-    this.set(e, { state: 'ready', has_index: hasShards(this.paths.index, e.name), indexed_at: indexedAt, last_duration_ms: duration, progress: undefined });
   }
 
-  private async answers(url: string): Promise<boolean> {
-    try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      return res.ok;
-    } catch {
-      return false;
-    }
-  }
-
-  private get pidFile(): string {
-    return join(this.opts.data, 'zoekt-webserver.pid');
-  }
-
-  /** The live process a pid file names, if it works on this folder's index (pids are reused). */
-  private leftover(pidFile: string): { pid: number; cmdline: string } | undefined {
-    const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : NaN);
-    if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return undefined;
-    const cmdline = procCmdline(pid);
-    return cmdline.includes(` -index ${this.paths.index} `) ? { pid, cmdline } : undefined;
-  }
-
-  /** Starts zoekt-webserver, or adopts the one a previous supervisor of this folder left running. */
-  private async startZoekt(): Promise<void> {
-    let port = this.opts.port;
-    // A zoekt-webserver of this data folder left running by a supervisor that died: adopt it, so
-    // that clients keep their URL and no webserver is left behind.
-    const left = this.leftover(this.pidFile);
-    if (left) {
-      const { pid } = left;
-      const listen = /-listen 127\.0\.0\.1:(\d+)/.exec(left.cmdline)?.[1];
-      const url = `http://127.0.0.1:${listen}`;
-      if (listen && (port === 0 || Number(listen) === port) && (await this.answers(url))) {
-        say(`adopting zoekt-webserver ${pid} at ${url}`);
-        this.zoektUrl = url;
-        this.ownsZoekt = true;
-        this.adoptedPid = pid;
-        this.markStarted();
-        return;
-      }
-      say(`stopping zoekt-webserver ${pid}, left by an earlier supervisor`);
-      process.kill(pid, 'SIGTERM');
-      for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
-    }
-    if (port !== 0) {
-      const url = `http://127.0.0.1:${port}`;
-      if (await this.answers(url)) {
-        say(`reusing the zoekt-webserver already answering at ${url}`);
-        this.zoektUrl = url;
-        this.markStarted();
-        return;
-      }
-    } else port = await freePort(this.previousPort());
-    const url = `http://127.0.0.1:${port}`;
-    const logPath = join(this.opts.data, 'webserver.log');
-    const logFd = openSync(logPath, 'a');
-    const child = spawn(join(this.opts.bin, 'zoekt-webserver'), ['-rpc', '-index', this.paths.index, '-listen', `127.0.0.1:${port}`], {
-      // Its log goes to a file, not through this process: it outlives a crash of this process
-      // (a broken pipe would end it) and the next supervisor adopts it.
-      stdio: ['ignore', 'ignore', logFd],
-      // Its watchdog would poll -listen and quit on a busy machine; this process watches it instead.
-      env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
-    });
-    closeSync(logFd);
-    const lastLog = () => {
-      try {
-        return readFileSync(logPath, 'utf8').trim().split('\n').slice(-1)[0] ?? '';
-      } catch {
-        return '';
-      }
-    };
-    this.zoekt = child;
-    this.ownsZoekt = true;
-    this.zoektUrl = url;
-    writeFileAtomically(this.pidFile, String(child.pid));
-    writeFileAtomically(join(this.opts.data, 'zoekt.port'), String(port));
-    // Clients may connect now: their Zoekt client retries while the webserver loads.
-    this.markStarted();
-    child.on('exit', (code, signal) => {
-      if (this.stopping || this.zoekt !== child) return;
-      say(`zoekt-webserver exited (${signal ?? code}); restarting it`);
-      this.zoektError = `zoekt-webserver exited (${signal ?? code}): ${lastLog()}`;
-      this.zoekt = undefined;
-      setTimeout(() => void this.startZoekt().catch((e: Error) => (this.zoektError = e.message)), 500);
-    });
-    for (let i = 0; i < 200; i++) {
-      if (await this.answers(url)) {
-        this.zoektError = undefined;
-        say(`zoekt-webserver ${child.pid} serving ${this.paths.index} at ${url}`);
-        return;
-      }
-      if (child.exitCode !== null) break;
-      await sleep(50);
-    }
-    this.zoektError = `zoekt-webserver did not start at ${url}: ${lastLog()} (see ${logPath})`;
-    say(this.zoektError);
-  }
-
-  private adoptedPid?: number;
-
-  /** The port Zoekt had last time, so that a restarted supervisor keeps its URL. */
-  private previousPort(): number {
-    try {
-      return Number(readFileSync(join(this.opts.data, 'zoekt.port'), 'utf8').trim()) || 0;
-    } catch {
-      return 0;
-    }
-  }
-
+  /** Stops the indexer and Zoekt, then gives up the socket; the caller exits. */
   async stop(reason: string): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     say(`stopping: ${reason}`);
     this.wake?.();
-    for (const s of this.leases) s.destroy();
-    // The socket stays bound until the indexer is gone too: a successor never indexes beside it.
-    const indexer = this.indexing?.child?.pid;
-    if (indexer) await stopProcess(indexer);
-    // The socket stays bound until Zoekt is gone (leases asked for meanwhile are refused): a
-    // successor cannot start before, and so never adopts a webserver that is being stopped.
-    if (this.ownsZoekt) {
-      const pid = this.zoekt?.pid ?? this.adoptedPid;
-      if (pid) await stopProcess(pid);
-      rmSync(this.pidFile, { force: true });
-    }
-    process.exit(0);
+    for (const w of this.watchers.values()) w.close();
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    if (this.broadcastTimer) clearTimeout(this.broadcastTimer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    // The socket stays bound until the indexer and Zoekt are gone (leases asked for meanwhile
+    // are refused): a successor never indexes beside this one, nor adopts a webserver being stopped.
+    this.leases.closeAll();
+    await this.runner.stop();
+    await this.webserver.stop();
+    this.leases.release();
   }
-}
-
-/** SIGTERM, up to 3 s to exit, then SIGKILL. */
-async function stopProcess(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  for (let i = 0; i < 60 && alive(pid); i++) await sleep(50);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-function answersSocket(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
-
-function procCmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
-}
-
-function freePort(preferred = 0): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', (err) => (preferred ? resolve(freePort(0)) : reject(err)));
-    srv.listen(preferred, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Entry: `node dist/local/supervisor.js '<options as JSON>'`, started detached by the lease client. */
-export async function supervisorMain(argv: string[]): Promise<void> {
+export async function supervisorMain(argv: string[]): Promise<number | undefined> {
   const opts = JSON.parse(argv[0] ?? '{}') as SupervisorOptions;
   const sup = new Supervisor(opts);
   if (!(await sup.claim())) {
     say('another supervisor serves this data folder; leaving it to that one');
-    process.exit(0);
+    return 0;
   }
-  process.on('SIGTERM', () => void sup.stop('SIGTERM'));
-  process.on('SIGINT', () => void sup.stop('SIGINT'));
+  const stop = (why: string) => void sup.stop(why).then(() => process.exit(0));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => undefined);
   await sup.run();
+  return undefined;
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  supervisorMain(process.argv.slice(2)).catch((err: unknown) => {
-    say(`fatal: ${err instanceof Error ? err.stack : String(err)}`);
-    process.exit(1);
-  });
+  supervisorMain(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== undefined) process.exit(code);
+    },
+    (err: unknown) => {
+      say(`fatal: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
 }

@@ -55,12 +55,20 @@ const SAME_ARGS_HINT =
 /** Signs and reads the cursors of one server: its secret, and the repo scope it is confined to. */
 export class CursorSigner {
   private readonly key: Buffer;
-  /** Which repositories the server may read, as a short tag: the same globs give the same tag. */
-  private readonly scopeTag: string;
+  private readonly scopeGlobs: () => readonly string[];
+  private tagged?: { globs: readonly string[]; tag: string };
 
-  constructor(secret: string | Buffer, scopeGlobs: readonly string[] = []) {
+  /** `scopeGlobs`: fixed, or read at each use (a scope that may change). */
+  constructor(secret: string | Buffer, scopeGlobs: readonly string[] | (() => readonly string[]) = []) {
     this.key = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
-    this.scopeTag = scopeGlobs.length ? digest(canonical([...new Set(scopeGlobs)].sort()), 8) : '*';
+    this.scopeGlobs = typeof scopeGlobs === 'function' ? scopeGlobs : () => scopeGlobs;
+  }
+
+  /** Which repositories the server may read, as a short tag: the same globs give the same tag. */
+  private get scopeTag(): string {
+    const globs = this.scopeGlobs();
+    if (this.tagged?.globs !== globs) this.tagged = { globs, tag: globs.length ? digest(canonical([...new Set(globs)].sort()), 8) : '*' };
+    return this.tagged.tag;
   }
 
   private mac(payload: string): Buffer {

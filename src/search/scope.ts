@@ -10,22 +10,38 @@ import { repoGlobToRegex } from './globs.js';
 
 export class RepoScope {
   readonly globs: readonly string[];
+  readonly restricted: boolean;
   private readonly regexes: RegExp[];
   private readonly constraint: string;
 
-  constructor(globs: readonly string[]) {
+  /** `sources`: the regexes themselves, when not the globs' (then restricted even when empty). */
+  constructor(globs: readonly string[], given?: readonly string[]) {
+    const sources = given ?? globs.map(repoGlobToRegex);
     this.globs = globs;
-    const sources = globs.map(repoGlobToRegex);
+    this.restricted = given !== undefined || globs.length > 0;
     this.regexes = sources.map((re) => new RegExp(re));
-    this.constraint = q.render(q.or(...sources.map(q.repo)));
+    // No repository at all: a name no repository has (Zoekt's names are never empty).
+    this.constraint = sources.length ? q.render(q.or(...sources.map(q.repo))) : q.render(q.repo('^$'));
   }
 
   /** A scope that allows everything, for a server started without --allow-repos. */
   static readonly ALL = new RepoScope([]);
 
-  get restricted(): boolean {
-    return this.globs.length > 0;
+  /**
+   * Exactly these repositories (the local serve command's list). A bare glob would also match
+   * names ending in `/name`; these are anchored at both ends.
+   */
+  static exactly(names: readonly string[]): RepoScope {
+    const scope = new RepoScope(
+      names.map((n) => n.replace(/[\\*?[]/g, '\\$&')),
+      names.map((n) => `^${q.escapeRegex(n)}$`),
+    );
+    scope.names = names;
+    return scope;
   }
+
+  /** The repositories of an exact scope, by name: each one is expected in the index. */
+  names?: readonly string[];
 
   allows(repo: string): boolean {
     return !this.restricted || this.regexes.some((re) => re.test(repo));

@@ -64,15 +64,24 @@ export class Searcher {
    */
   readonly kept = new Map<string, unknown>();
 
+  private readonly scopeOf: () => RepoScope;
+
+  /** `scope`: fixed (--allow-repos), or read at each use (the local serve command's list, which may change). */
   constructor(
     readonly zoekt: ZoektFleet,
     private readonly cache: WindowCache = new WindowCache(),
-    readonly scope: RepoScope = RepoScope.ALL,
+    scope: RepoScope | (() => RepoScope) = RepoScope.ALL,
     readonly walkLimits: WalkLimits = WALK_LIMITS,
     cursorSecret?: string | Buffer,
   ) {
+    this.scopeOf = typeof scope === 'function' ? scope : () => scope;
     // Without a given key, cursors are good for this searcher's life.
-    this.cursors = new CursorSigner(cursorSecret ?? randomBytes(32), scope.globs);
+    this.cursors = new CursorSigner(cursorSecret ?? randomBytes(32), () => this.scope.globs);
+  }
+
+  /** The repositories every answer is confined to, now. */
+  get scope(): RepoScope {
+    return this.scopeOf();
   }
 
   /**
@@ -91,7 +100,8 @@ export class Searcher {
    */
   private async scopeIds(signal?: AbortSignal): Promise<{ repoIds?: number[] }> {
     if (!this.scope.restricted) return {};
-    const repoIds = await this.zoekt.repoIdsOf((repo) => this.scope.allows(repo), signal);
+    const scope = this.scope;
+    const repoIds = await this.zoekt.repoIdsOf((repo) => scope.allows(repo), signal, scope.names);
     return repoIds ? { repoIds } : {};
   }
 

@@ -135,14 +135,26 @@ export class ZoektFleet {
    * REPO_MAP_TTL_MS: a repository indexed since the last refresh is missing from answers until the
    * next one, never let in.
    */
-  async repoIdsOf(allows: (repo: string) => boolean, signal?: AbortSignal): Promise<number[] | undefined> {
+  async repoIdsOf(allows: (repo: string) => boolean, signal?: AbortSignal, expected: readonly string[] = []): Promise<number[] | undefined> {
     this.refreshIfStale();
     // A stale map is not used for the scope: a repository indexed since would be left out.
     if (this.refreshing) await this.refreshing;
     if (signal?.aborted || this.members.some((m) => !this.known.has(m))) return undefined;
     const allowed = new Set<number>();
     const others = new Set<number>();
-    for (const { repos } of this.known.values()) for (const [name, id] of repos) (allows(name) ? allowed : others).add(id);
+    const seen = new Set<string>();
+    for (const { repos } of this.known.values()) {
+      for (const [name, id] of repos) {
+        (allows(name) ? allowed : others).add(id);
+        seen.add(name);
+      }
+    }
+    // A repository the scope names that the map does not hold may have been indexed since: the
+    // map is read again for the next call, and this one goes without IDs (the query confines it).
+    if (allowed.size === 0 || expected.some((n) => !seen.has(n))) {
+      for (const k of this.known.values()) k.at = 0;
+      return undefined;
+    }
     for (const id of allowed) if (others.has(id)) return undefined;
     return [...allowed].sort((a, b) => a - b);
   }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { socketFor } from '../../src/local/lease.js';
-import type { SupervisorStatus } from '../../src/local/status.js';
+import { PROTOCOL, type SupervisorStatus } from '../../src/local/status.js';
 import { call, ok } from './mcp.js';
 import { ROOT, TOOLS_DIR } from './zoekt.js';
 
@@ -66,6 +66,8 @@ export async function spawnServe(e: LocalEnv, args: string[] = []): Promise<Loca
 export async function supervisorStatus(data: string): Promise<SupervisorStatus | undefined> {
   return new Promise((resolve) => {
     const s = connect(socketFor(data));
+    // An observer's hello: told of every repository the index keeps.
+    s.on('connect', () => s.write(`${JSON.stringify({ protocol: PROTOCOL })}\n`));
     let buf = '';
     const t = setTimeout(() => {
       s.destroy();

@@ -15,7 +15,7 @@ const indexing: RepoStatus = {
 const failing: RepoStatus = { name: 'acme/c', dir: '/src/c', kind: 'dir', state: 'error', has_index: false, error: 'permission denied' };
 
 function serving(repos: RepoStatus[]): SupervisorStatus {
-  return { pid: 1, zoekt_url: 'http://127.0.0.1:1', started_at: hourAgo, leases: 1, pass: 1, list: 'repos', list_errors: [], repos };
+  return { protocol: 2, pid: 1, zoekt_url: 'http://127.0.0.1:1', started_at: hourAgo, leases: 1, pass: 1, list: 'repos', list_errors: [], repos };
 }
 
 const hit = (repo: string) => ({ repo, path: 'x.go', language: 'Go', score: 1, matches: [], omitted_matches: 0 });
