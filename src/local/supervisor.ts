@@ -54,7 +54,7 @@ interface ClientState {
   errors: string[];
 }
 
-/** After a start, how long repositories no client lists are kept whatever keepUnlistedMs says. */
+/** After a start, how long repositories no client lists are kept (at most keepUnlistedMs). */
 const START_GRACE_MS = 10_000;
 
 const say = (msg: string) => process.stderr.write(`${new Date().toISOString()} supervisor[${process.pid}]: ${msg}\n`);
@@ -257,7 +257,7 @@ export class Supervisor {
     // Nothing leaves the index for being unlisted while no client with a list is here (the last
     // one just quit; the supervisor is about to stop), nor in the first seconds after a start,
     // while the clients that started it may still be saying what they want.
-    const settled = this.lists.size > 0 && Date.now() - Date.parse(this.startedAt) > START_GRACE_MS;
+    const settled = this.lists.size > 0 && Date.now() - Date.parse(this.startedAt) >= Math.min(START_GRACE_MS, this.opts.keepUnlistedMs);
     const forced = (r: { dir: string; name: string }) => plan.wanted.some((e) => e.dir === r.dir || e.name === r.name);
     for (const r of plan.remove.filter((x) => settled || forced(x))) {
       const removed = removeShards(this.paths.index, r.name);

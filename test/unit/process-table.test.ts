@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { describeProcess, isRunning, stopProcess } from '../../src/local/process-table.js';
+
+const exited = (child: ReturnType<typeof spawn>) => new Promise((r) => child.once('exit', r));
+
+describe('the process table (ps, not /proc)', () => {
+  it('describes a running process by its command line, and nothing once it has exited', async () => {
+    const child = spawn('sleep', ['30']);
+    try {
+      expect(describeProcess(child.pid!)).toEqual({ pid: child.pid, args: 'sleep 30' });
+    } finally {
+      child.kill();
+      await exited(child);
+    }
+    expect(isRunning(child.pid!)).toBe(false);
+    expect(describeProcess(0)).toBeUndefined();
+    expect(describeProcess(-1)).toBeUndefined();
+  });
+
+  it('an exited child not yet reaped (a zombie) is not running', async () => {
+    // The shell stays; its child exits and is not waited for until the shell ends.
+    const shell = spawn('sh', ['-c', 'sleep 0.1 & pid=$!; echo $pid; exec sleep 30']);
+    const pid = Number(await new Promise<string>((r) => shell.stdout.once('data', (d: Buffer) => r(d.toString().trim()))));
+    try {
+      await new Promise((r) => setTimeout(r, 400));
+      expect(isRunning(pid)).toBe(false);
+    } finally {
+      shell.kill();
+      await exited(shell);
+    }
+  });
+
+  it('stopProcess ends a process that ignores SIGTERM with SIGKILL after the grace time', async () => {
+    const child = spawn('sh', ['-c', 'trap "" TERM; while :; do sleep 0.05; done']);
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await stopProcess(child.pid!, 300);
+    await exited(child);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(isRunning(child.pid!)).toBe(false);
+  });
+});
