@@ -98,5 +98,7 @@ export function describeRepo(r: RepoStatus): string {
 /** Milliseconds until a repository that is not indexed yet probably is: what to tell a caller. */
 export function retryAfterMs(r: RepoStatus): number {
   if (r.state === 'indexing' && r.progress) return Math.min(60_000, Math.max(1000, r.progress.estimated_ms - r.progress.elapsed_ms + 1000));
+  // Behind: the change is indexed as a delta, about as long as the last one took.
+  if (r.state === 'ready' && r.changed_at) return Math.min(60_000, Math.max(1000, (r.last_duration_ms ?? 1000) + 1000));
   return 5000;
 }

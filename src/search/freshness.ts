@@ -7,9 +7,9 @@
 import { z } from 'zod';
 
 export const IndexState = z
-  .enum(['current', 'indexing', 'queued', 'failed'])
+  .enum(['current', 'behind', 'indexing', 'queued', 'failed'])
   .describe(
-    'current: the index holds the code as of the last check (seconds ago); indexing: being built or rebuilt now (an older index, if any, answers meanwhile); queued: not checked yet; failed: the last index attempt failed (get_health says why)',
+    'current: the index holds the files as they were at the last check (checked_s ago) and no change has been seen since; behind: files changed on disk behind_s ago and the index does not hold that yet (it is re-indexed soon); indexing: being built or rebuilt now (an older index, if any, answers meanwhile); queued: not checked yet; failed: the last index attempt failed (get_health says why)',
   );
 export type IndexState = z.infer<typeof IndexState>;
 
@@ -20,7 +20,9 @@ export const RepoIndexAge = z.object({
   index_time: z.string().optional(),
   index_age_s: z.number().int().optional().describe('seconds since index_time'),
   state: IndexState,
-  retry_after_s: z.number().int().optional().describe('indexing or queued: call again after this long for the new index'),
+  behind_s: z.number().int().optional().describe('seconds since the first change on disk the index does not hold yet'),
+  checked_s: z.number().int().optional().describe('current: seconds since the files were last compared with the index'),
+  retry_after_s: z.number().int().optional().describe('behind, indexing or queued: call again after this long for the new index'),
 });
 export type RepoIndexAge = z.infer<typeof RepoIndexAge>;
 

@@ -34,6 +34,7 @@ const RepoEntry = z.object({
    */
   index_age_s: z.number().int().optional().describe('only under the local serve command: seconds since index_time'),
   index_state: IndexState.optional(),
+  behind_s: z.number().int().optional(),
   has_symbols: z.boolean(),
   /**
    * Per language: files, files with at least one symbol, and the parser that produced them

@@ -7,12 +7,12 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { withDeadline } from '../deadline.js';
 import { invalidArgument, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { localAnswer, localError } from '../local/answers.js';
 import { describeRepo, type SupervisorStatus } from '../local/status.js';
 import type { Metrics } from '../metrics.js';
 import { Searcher } from '../search/searcher.js';
 import { closest } from '../search/text-distance.js';
 import { errorResult, successResult, validationError, type ToolContext } from '../tools/define.js';
+import { freshAnswer, freshError } from '../tools/freshness.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
 import type { ToolCatalog } from './catalog.js';
@@ -94,7 +94,7 @@ export class Dispatcher {
       // Measured as it goes out: with what the local serve command adds after the tool.
       const completed = (out: unknown) => {
         const copy = structuredClone(out) as Record<string, unknown>;
-        const note = localAnswer(status, tool.name, input, copy).note;
+        const note = freshAnswer(tool.reads, status, input, copy).note;
         return { copy, text: `${tool.render(copy, input)}${note ? `\n${note}` : ''}` };
       };
       const budget = status
@@ -106,7 +106,7 @@ export class Dispatcher {
       release = undefined;
       if (held) work.then(held, held);
       const out = await untilAborted(work, signal, () => this.timedOut(tool.name, arrived, options.signal));
-      const local = localAnswer(status, tool.name, input, out);
+      const local = freshAnswer(tool.reads, status, input, out);
       if (local.error) throw local.error;
       const text = tool.render(out, input);
       const ms = Date.now() - arrived;
@@ -116,7 +116,7 @@ export class Dispatcher {
       await options.notify?.(partial ? 'warning' : 'info', { tool: tool.name, ms, ...(partial ? { partial: partial.reason } : {}) });
       return successResult(out, local.note ? `${text}\n${local.note}` : text);
     } catch (err) {
-      const result = errorResult((tool && localError(status, tool.name, args, err)) ?? err);
+      const result = errorResult((tool && freshError(tool.reads, status, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
       const ms = Date.now() - arrived;
       this.o.log.warn('tool error', { tool: toolName, callId, ms, code: error.code, message: error.message, ...trace });

@@ -13,6 +13,7 @@ import { closest } from '../search/text-distance.js';
 import type { Budget } from '../search/budget.js';
 import type { Metrics } from '../metrics.js';
 import type { SupervisorStatus } from '../local/status.js';
+import type { RepoReads } from './freshness.js';
 
 export interface ToolContext {
   zoekt: ZoektFleet;
@@ -36,6 +37,8 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   handler: (args: z.output<I>, ctx: ToolContext, budget: Budget<z.output<O>>) => Promise<z.output<O>>;
   /** The compact text a model reads: grep-like, grouped by file. */
   render: (out: z.output<O>, args: z.output<I>) => string;
+  /** Which repositories of the index it reads (freshness.ts): absent for a tool that reads none. */
+  reads?: RepoReads<z.output<I>, z.output<O>>;
 }
 
 // A list of heterogeneous tools: the generic parameters are erased at the list.

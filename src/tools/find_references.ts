@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { count } from '../search/completeness.js';
 import { FIND_REFERENCES, findReferences, REFERENCE_DEFAULTS, ReferenceOutput } from '../search/references.js';
+import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, sharedFilterArgs, text, toolInput } from './shared.js';
 
@@ -53,4 +54,5 @@ export const findReferencesTool = defineTool({
   output: ReferenceOutput,
   handler: (args, ctx, budget) => findReferences(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderReferences(out),
+  reads: pageReads('definitions', 'usages'),
 });

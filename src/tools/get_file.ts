@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FILE_LIMITS, GET_FILE, getFile, GetFileOutput } from '../search/file.js';
+import { fileReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { text, toolInput } from './shared.js';
 import { truncatedLine } from '../search/budget.js';
@@ -41,4 +42,5 @@ export const getFileTool = defineTool({
   output: GetFileOutput,
   handler: (args, ctx, budget) => getFile(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderFile(out),
+  reads: fileReads,
 });

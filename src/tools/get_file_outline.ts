@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { fileOutline, GET_FILE_OUTLINE, OUTLINE_DEFAULTS, OutlineOutput, type OutlineSymbol } from '../search/outline.js';
+import { fileReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, text, toolInput } from './shared.js';
 
@@ -35,4 +36,5 @@ export const getFileOutlineTool = defineTool({
   output: OutlineOutput,
   handler: (args, ctx, budget) => fileOutline(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderOutline(out),
+  reads: fileReads,
 });

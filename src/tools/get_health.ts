@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { describeLanguage, withoutSymbols } from '../search/coverage.js';
 import { describeReasons } from '../search/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
-import { localIndexing } from '../local/answers.js';
+import { localIndexing } from './freshness.js';
 import { describeRepo, type SupervisorStatus } from '../local/status.js';
 import { defineTool } from './define.js';
 import { toolInput } from './shared.js';
@@ -27,6 +27,7 @@ const output = HealthOutput.extend({
           has_index: z.boolean(),
           indexed_at: z.string().optional(),
           index_age_s: z.number().optional(),
+          behind_s: z.number().optional(),
           progress: z
             .object({ files: z.number(), bytes: z.number(), elapsed_ms: z.number(), estimated_ms: z.number(), percent: z.number() })
             .optional(),

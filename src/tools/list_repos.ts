@@ -22,7 +22,7 @@ function symbolsLine(languages: LanguageCoverage[]): string {
 export function renderRepos(out: ListReposOutput): string {
   const lines = out.repos.flatMap((r) => {
     const branches = r.branches.map((b) => `${b.name}@${b.version.slice(0, 10)}`).join(', ');
-    const head = `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}${r.index_age_s !== undefined ? ` (${ageText(r.index_age_s)} ago)` : ''}` : ''}${r.index_state ? `, ${r.index_state}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
+    const head = `${r.name}  [${branches}]  ${r.files} files, ${r.content_bytes} bytes${r.has_symbols ? '' : ', no symbols'}${r.index_time ? `, indexed ${r.index_time}${r.index_age_s !== undefined ? ` (${ageText(r.index_age_s)} ago)` : ''}` : ''}${r.index_state ? `, ${r.index_state}${r.behind_s !== undefined ? ` (files changed ${ageText(r.behind_s)} ago)` : ''}` : ''}${r.backend ? `, on ${r.backend}` : ''}`;
     const skipped = r.not_indexed ? [`  not indexed: ${r.not_indexed.files} file(s) kept by name only (${describeReasons(r.not_indexed)})`] : [];
     return [head, ...(r.symbols ? [symbolsLine(r.symbols)] : []), ...skipped];
   });
@@ -45,4 +45,10 @@ export const listReposTool = defineTool({
   output: ListReposOutput,
   handler: (args, ctx, budget) => listRepos(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderRepos(out),
+  reads: {
+    covers: (a) => (a.filter ? { globs: [a.filter] } : undefined),
+    shows: (out) => out.repos.map((r) => r.name),
+    empty: (out) => out.repos.length === 0,
+    ages: 'entries',
+  },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CODE_DEFAULTS, CodeSearchOutput, SEARCH_CODE, searchCode } from '../search/code.js';
 import { count } from '../search/completeness.js';
+import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, describedFilterArgs, text, toolInput } from './shared.js';
 
@@ -51,4 +52,5 @@ export const searchCodeTool = defineTool({
   output: CodeSearchOutput,
   handler: (args, ctx, budget) => searchCode(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderCode(out),
+  reads: pageReads('results'),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { count } from '../search/completeness.js';
 import { FILE_DEFAULTS, FileSearchOutput, SEARCH_FILES, searchFiles } from '../search/files.js';
+import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, text, toolInput } from './shared.js';
 
@@ -39,4 +40,5 @@ export const searchFilesTool = defineTool({
   output: FileSearchOutput,
   handler: (args, ctx, budget) => searchFiles(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderFiles(out),
+  reads: pageReads('files'),
 });

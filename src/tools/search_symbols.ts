@@ -3,6 +3,7 @@ import { KINDS } from '../search/kinds.js';
 import { count } from '../search/completeness.js';
 import { clip } from '../search/budget.js';
 import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, SymbolSearchOutput } from '../search/symbols.js';
+import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text, toolInput } from './shared.js';
 
@@ -56,4 +57,5 @@ export const searchSymbolsTool = defineTool({
   output: SymbolSearchOutput,
   handler: (args, ctx, budget) => searchSymbols(ctx.searcher, args, budget, ctx.signal),
   render: (out) => renderSymbols(out),
+  reads: pageReads('symbols'),
 });

@@ -4,7 +4,7 @@
  * order, the index follows commits, edits and the list, and a first index shows its progress.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
 import { call, failed, ok, textOf } from '../support/mcp.js';
-import { FIXTURES, procState, ROOT } from '../support/zoekt.js';
+import { FIXTURES, procState, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
 beforeAll(() => {
@@ -89,7 +89,7 @@ describe('a set-up machine', () => {
       expect(out.results.map((r) => `${r.repo}/${r.path}`)).toContain('acme/rustlib/src/server.rs');
       expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/index: acme\/rustlib indexed \d+ s ago, current/);
       // How old the index is, in the structured answer too.
-      expect(out.index_age).toEqual([{ repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' }]);
+      expect(out.index_age).toEqual([{ repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current', checked_s: expect.any(Number) }]);
       expect(out.stats.complete).toBe(true);
       expect(out.partial).toBeUndefined();
       // The output budget holds with the index line the local command adds after the tool.
@@ -347,6 +347,56 @@ describe('the index follows the code and the list', () => {
   }, 120_000);
 });
 
+describe('index_age is honest', () => {
+  it('after a save the answer says behind (or indexing), never current, until the change is searchable; then current', async () => {
+    const data = join(work, 'data-honest');
+    const repo = gitRepo('gosvc', join(work, 'gosvc-honest'), 'acme/gosvc');
+    // The indexer held at a gate: a change cannot be indexed before the test has looked.
+    const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
+    const realBin = join(TOOLS_DIR, 'zoekt', version, 'bin');
+    const tools = join(work, 'tools-honest');
+    const bin = join(tools, 'zoekt', version, 'bin');
+    mkdirSync(bin, { recursive: true });
+    for (const f of readdirSync(realBin)) if (f !== 'zoekt-git-index') symlinkSync(join(realBin, f), join(bin, f));
+    const gate = join(work, 'gate-honest');
+    writeFileSync(join(bin, 'zoekt-git-index'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.05; done\nexec '${join(realBin, 'zoekt-git-index')}' "$@"\n`, { mode: 0o755 });
+    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools } });
+    try {
+      await allIndexed(c.client);
+      const before = (await search(c, 'package')).index_age!;
+      expect(before).toEqual([expect.objectContaining({ repo: 'acme/gosvc', state: 'current', checked_s: expect.any(Number) })]);
+      writeFileSync(gate, '');
+      const file = join(repo, 'cmd/server/main.go');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nfunc honestAgeMarker() {}\n`);
+      const saved = Date.now();
+      // The watch sees the save: no longer current.
+      const age = await waitFor('the index said to be behind', async () => {
+        const a = (await search(c, 'package')).index_age![0]!;
+        return a.state !== 'current' ? a : undefined;
+      }, 10_000);
+      process.stderr.write(`index_age: not current ${Date.now() - saved} ms after the save (${age.state}, behind_s ${age.behind_s})\n`);
+      expect(['behind', 'indexing']).toContain(age.state);
+      expect(age.behind_s).toEqual(expect.any(Number));
+      expect(age.retry_after_s).toBeGreaterThan(0);
+      expect(textOf(await call(c.client, 'search_code', { query: 'package', limit: 1 }))).toMatch(/index: acme\/gosvc indexed \d+ s ago, behind the files on disk changed \d+ s ago/);
+      // While the change is not searchable, no answer claims the index is current.
+      for (let i = 0; i < 5; i++) {
+        const out = await search(c, 'honestAgeMarker');
+        expect(out.results).toEqual([]);
+        expect(out.index_age![0]!.state).not.toBe('current');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      rmSync(gate);
+      await waitFor('the change searchable', async () => (await search(c, 'honestAgeMarker')).results.length > 0);
+      await waitFor('current again', async () => (await search(c, 'package')).index_age![0]!.state === 'current');
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+});
+
 describe('in a terminal', () => {
   it('prints a client entry that starts it the same way, then shows indexing progress', async () => {
     const data = join(work, 'data-terminal');
@@ -447,7 +497,7 @@ describe('a first index', () => {
       expect(part.partial!.reason).toMatch(/a repository this call covers is not indexed yet, so its results are missing \(acme\/webapp: indexing/);
       expect(part.partial!.hint).toMatch(/Retry the same call in about \d+ (s|min) for the whole answer/);
       expect(part.index_age).toEqual([
-        { repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current' },
+        { repo: 'acme/rustlib', index_time: expect.any(String), index_age_s: expect.any(Number), state: 'current', checked_s: expect.any(Number) },
         { repo: 'acme/webapp', state: 'indexing', retry_after_s: expect.any(Number) },
       ]);
       expect(textOf(await call(c.client, 'search_code', { query: 'fn start' }))).toMatch(/partial: a repository this call covers is not indexed yet/);

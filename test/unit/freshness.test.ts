@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { localAnswer } from '../../src/local/answers.js';
+import { freshAnswer, freshError, type RepoReads } from '../../src/tools/freshness.js';
+import { TOOLS } from '../../src/tools/index.js';
 import type { RepoStatus, SupervisorStatus } from '../../src/local/status.js';
 
 const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
@@ -18,19 +19,22 @@ function serving(repos: RepoStatus[]): SupervisorStatus {
   return { protocol: 2, pid: 1, zoekt_url: 'http://127.0.0.1:1', started_at: hourAgo, leases: 1, pass: 1, list: 'repos', list_errors: [], repos };
 }
 
+/** What a tool declares it reads, as the dispatcher passes it. */
+const reads = (tool: string) => TOOLS.find((t) => t.name === tool)!.reads as RepoReads<unknown, unknown>;
+
 const hit = (repo: string) => ({ repo, path: 'x.go', language: 'Go', score: 1, matches: [], omitted_matches: 0 });
 
-describe('answers under the local serve command', () => {
+describe('answers under the local serve command, as each tool declares what it reads', () => {
   it('are left alone elsewhere', () => {
     const out = { results: [hit('acme/a')], stats: { complete: true } };
-    expect(localAnswer(undefined, 'search_code', {}, out)).toEqual({});
+    expect(freshAnswer(reads('search_code'), undefined, {}, out)).toEqual({});
     expect(out).toEqual({ results: [hit('acme/a')], stats: { complete: true } });
   });
 
   it('say how old the index of each repository shown is, and which are still being indexed', () => {
     const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { files: 1, complete: true } };
-    const { note, error } = localAnswer(status, 'search_code', {}, out);
+    const { note, error } = freshAnswer(reads('search_code'), status, {}, out);
     expect(error).toBeUndefined();
     expect(out.index_age).toEqual([
       { repo: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), state: 'current' },
@@ -48,7 +52,7 @@ describe('answers under the local serve command', () => {
   it("add to Zoekt's own partial note rather than replace it, and tell a failed repository from one still coming", () => {
     const status = serving([ready, failing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: false }, partial: { reason: 'Zoekt hit its time limit', hint: 'Narrow it.' } };
-    localAnswer(status, 'search_code', {}, out);
+    freshAnswer(reads('search_code'), status, {}, out);
     expect(out.partial).toEqual({
       reason: expect.stringMatching(/^Zoekt hit its time limit; a repository this call covers is not indexed yet.*acme\/c: indexing failed: permission denied/),
       hint: expect.stringMatching(/^Narrow it\. Fix the cause named above/),
@@ -58,14 +62,14 @@ describe('answers under the local serve command', () => {
   it('leave a call alone that covers only indexed repositories', () => {
     const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: true } };
-    localAnswer(status, 'search_code', { repos: ['acme/a'] }, out);
+    freshAnswer(reads('search_code'), status, { repos: ['acme/a'] }, out);
     expect(out.partial).toBeUndefined();
     expect(out.stats).toEqual({ complete: true });
   });
 
   it('turn an empty answer that waits for a repository into a retryable UNAVAILABLE', () => {
     const status = serving([ready, indexing]);
-    const { error } = localAnswer(status, 'search_code', { repos: ['acme/b'] }, { results: [], stats: { complete: true } });
+    const { error } = freshAnswer(reads('search_code'), status, { repos: ['acme/b'] }, { results: [], stats: { complete: true } });
     expect(error).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
     expect(error!.hint).toMatch(/Retry the same call in about 11 s/);
   });
@@ -73,12 +77,48 @@ describe('answers under the local serve command', () => {
   it("give list_repos each repository's index age and state, and say which listed ones are missing", () => {
     const status = serving([ready, indexing]);
     const out: Record<string, unknown> = { repos: [{ name: 'acme/a', index_time: hourAgo }, { name: 'other', index_time: hourAgo }], totals: {} };
-    localAnswer(status, 'list_repos', {}, out);
+    freshAnswer(reads('list_repos'), status, {}, out);
     expect(out.repos).toEqual([
       { name: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), index_state: 'current' },
       { name: 'other', index_time: hourAgo, index_age_s: expect.any(Number) },
     ]);
     expect((out.partial as { reason: string }).reason).toMatch(/acme\/b: indexing/);
     expect(out.index_age).toBeUndefined();
+  });
+});
+
+describe('what each tool declares it reads', () => {
+  it('every tool that reads repositories declares it; get_health reads none', () => {
+    expect(TOOLS.filter((t) => !t.reads).map((t) => t.name)).toEqual(['get_health']);
+  });
+
+  it('a file in a repository not indexed yet is "not yet", not "no such file", for get_file and get_file_outline', async () => {
+    const { ToolError } = await import('../../src/errors.js');
+    const notFound = new ToolError('NOT_FOUND', 'no file', 'hint');
+    for (const tool of ['get_file', 'get_file_outline']) {
+      const err = freshError(reads(tool), serving([ready, indexing]), { repo: 'acme/b', path: 'x.go' }, notFound);
+      expect(err, tool).toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+      expect(freshError(reads(tool), serving([ready, indexing]), { repo: 'acme/a', path: 'x.go' }, notFound), tool).toBeUndefined();
+    }
+    // Arguments that never passed validation are read with care.
+    expect(freshError(reads('search_code'), serving([indexing]), null, notFound)).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(freshError(reads('search_code'), serving([indexing]), { repos: 'not-a-list' }, notFound)).toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+  it('a repository whose files changed after its index was built is behind, since when, not current', () => {
+    const changed = new Date(Date.now() - 7000).toISOString();
+    const behind: RepoStatus = { ...ready, changed_at: changed, last_duration_ms: 800 };
+    const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: true } };
+    const { note } = freshAnswer(reads('search_code'), serving([behind]), {}, out);
+    expect(out.index_age).toEqual([{ repo: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), state: 'behind', behind_s: 7, retry_after_s: 2 }]);
+    expect(note).toMatch(/^index: acme\/a indexed 60 min ago, behind the files on disk changed 7 s ago, re-indexing soon$/);
+    const listed: Record<string, unknown> = { repos: [{ name: 'acme/a', index_time: hourAgo }], totals: {} };
+    freshAnswer(reads('list_repos'), serving([behind]), {}, listed);
+    expect(listed.repos).toEqual([{ name: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), index_state: 'behind', behind_s: 7 }]);
+    // Current says when the files were last compared.
+    const checked: RepoStatus = { ...ready, checked_at: new Date(Date.now() - 3000).toISOString() };
+    const fresh: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: true } };
+    freshAnswer(reads('search_code'), serving([checked]), {}, fresh);
+    expect(fresh.index_age).toEqual([{ repo: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), state: 'current', checked_s: 3 }]);
   });
 });
