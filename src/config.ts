@@ -433,6 +433,14 @@ export const SERVE_ENV = {
     max: 3_600_000,
     description: 'how often the list and the listed folders that cannot be watched are checked for changes (the others are watched, and checked once a minute besides)',
   },
+  idleBuildMs: {
+    env: 'ZOEKT_MCP_IDLE_BUILD_MS',
+    value: 'N',
+    default: 10_000,
+    min: 0,
+    max: 86_400_000,
+    description: 'how long no listed folder must change before a repository indexed in several deltas is built whole in the background (a change meanwhile stops that build, so no edit waits for it); 0 turns it off, and the change after nine deltas is built whole instead',
+  },
   keepUnlistedMs: {
     env: 'ZOEKT_MCP_KEEP_UNLISTED_MS',
     value: 'N',

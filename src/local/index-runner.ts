@@ -28,9 +28,8 @@ export interface Saved {
   unlisted_since?: string;
 }
 
-/** Deltas after which a repository is built whole once nothing has changed for IDLE_MS. */
+/** Deltas after which a repository is built whole once nothing has changed for a while (idleBuildMs). */
 export const COMPACT_AFTER_DELTAS = 3;
-export const IDLE_MS = 10_000;
 
 export type Outcome =
   | { kind: 'current'; saved: Saved }

@@ -70,6 +70,7 @@ export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; li
     lingerMs: serveEnvNumber(SERVE_ENV.lingerMs, process.env),
     pollMs: serveEnvNumber(SERVE_ENV.pollMs, process.env),
     keepUnlistedMs: serveEnvNumber(SERVE_ENV.keepUnlistedMs, process.env),
+    idleBuildMs: serveEnvNumber(SERVE_ENV.idleBuildMs, process.env),
     socket: socketFor(data),
   };
   return { opts, list };

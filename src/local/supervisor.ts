@@ -17,7 +17,7 @@
 import { mkdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
-import { IDLE_MS, IndexRunner, type Saved } from './index-runner.js';
+import { IndexRunner, type Saved } from './index-runner.js';
 import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
 import { reconcile, type Plan } from './reconcile.js';
@@ -37,6 +37,8 @@ export interface SupervisorOptions {
   pollMs: number;
   /** How long a repository no live client lists stays indexed. */
   keepUnlistedMs: number;
+  /** How long nothing must change before deltas are built whole in the background; 0: never. */
+  idleBuildMs: number;
   socket: string;
 }
 
@@ -310,7 +312,9 @@ export class Supervisor {
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, this.dirty.size ? 0 : this.opts.pollMs);
+        // Woken when idle long enough for a whole build, too.
+        const idleLeft = this.opts.idleBuildMs ? this.lastChange + this.opts.idleBuildMs - Date.now() : Infinity;
+        const t = setTimeout(resolve, this.dirty.size ? 0 : Math.max(0, Math.min(this.opts.pollMs, idleLeft > 0 ? idleLeft + 10 : this.opts.pollMs)));
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -406,7 +410,8 @@ export class Supervisor {
 
   /** Nothing changed for a while: build whole one repository that has gathered deltas. */
   private async compactOne(): Promise<void> {
-    if (this.dirty.size || Date.now() - this.lastChange < IDLE_MS) return;
+    const idle = this.opts.idleBuildMs;
+    if (!idle || this.dirty.size || Date.now() - this.lastChange < idle) return;
     const e = this.plan.wanted.find((w) => this.status.get(w.dir)?.state === 'ready' && this.runner.wantsCompaction(w, this.state.repos[w.dir]));
     if (!e) return;
     const saved = this.state.repos[e.dir]!;

@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
+import { isShardOf, shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
@@ -347,19 +347,30 @@ describe('the index follows the code and the list', () => {
   }, 120_000);
 });
 
+/**
+ * A tools folder whose zoekt-git-index waits while `gate` exists (only for whole builds when
+ * `wholeOnly`), then runs the real one.
+ */
+function gatedTools(tag: string, gate: string, wholeOnly = false): string {
+  const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
+  const realBin = join(TOOLS_DIR, 'zoekt', version, 'bin');
+  const tools = join(work, `tools-${tag}`);
+  const bin = join(tools, 'zoekt', version, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const f of readdirSync(realBin)) if (f !== 'zoekt-git-index') symlinkSync(join(realBin, f), join(bin, f));
+  const wait = `while [ -e '${gate}' ]; do sleep 0.05; done`;
+  const held = wholeOnly ? `case "$*" in *whole-build*) ${wait};; esac` : wait;
+  writeFileSync(join(bin, 'zoekt-git-index'), `#!/bin/sh\n${held}\nexec '${join(realBin, 'zoekt-git-index')}' "$@"\n`, { mode: 0o755 });
+  return tools;
+}
+
 describe('index_age is honest', () => {
   it('after a save the answer says behind (or indexing), never current, until the change is searchable; then current', async () => {
     const data = join(work, 'data-honest');
     const repo = gitRepo('gosvc', join(work, 'gosvc-honest'), 'acme/gosvc');
     // The indexer held at a gate: a change cannot be indexed before the test has looked.
-    const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
-    const realBin = join(TOOLS_DIR, 'zoekt', version, 'bin');
-    const tools = join(work, 'tools-honest');
-    const bin = join(tools, 'zoekt', version, 'bin');
-    mkdirSync(bin, { recursive: true });
-    for (const f of readdirSync(realBin)) if (f !== 'zoekt-git-index') symlinkSync(join(realBin, f), join(bin, f));
     const gate = join(work, 'gate-honest');
-    writeFileSync(join(bin, 'zoekt-git-index'), `#!/bin/sh\nwhile [ -e '${gate}' ]; do sleep 0.05; done\nexec '${join(realBin, 'zoekt-git-index')}' "$@"\n`, { mode: 0o755 });
+    const tools = gatedTools('honest', gate);
     const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools } });
     try {
       await allIndexed(c.client);
@@ -389,6 +400,57 @@ describe('index_age is honest', () => {
       rmSync(gate);
       await waitFor('the change searchable', async () => (await search(c, 'honestAgeMarker')).results.length > 0);
       await waitFor('current again', async () => (await search(c, 'package')).index_age![0]!.state === 'current');
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+});
+
+describe('whole builds while nothing changes', () => {
+  it('deltas are built whole once the folder is quiet; an edit meanwhile stops that build and is searchable at once; nothing is lost', async () => {
+    const data = join(work, 'data-idle');
+    const repo = gitRepo('gosvc', join(work, 'gosvc-idle'), 'acme/idle');
+    const gate = join(work, 'gate-idle');
+    const tools = gatedTools('idle', gate, true);
+    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools, ZOEKT_MCP_IDLE_BUILD_MS: '400' } });
+    const log = () => readFileSync(join(data, 'supervisor.log'), 'utf8');
+    const shards = () => readdirSync(join(data, 'index')).filter((f) => isShardOf(f, 'acme/idle', false)).length;
+    const file = join(repo, 'cmd/server/main.go');
+    const edit = async (n: number) => {
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\nfunc idleMarker${n}() {}\n`);
+      const t0 = Date.now();
+      await waitFor(`edit ${n} searchable`, async () => (await search(c, `idleMarker${n}`)).results.length > 0);
+      return Date.now() - t0;
+    };
+    try {
+      await allIndexed(c.client);
+      const base = shards();
+      writeFileSync(gate, '');
+      for (const n of [1, 2, 3]) await edit(n);
+      expect(shards()).toBe(base + 3);
+      // Quiet for 400 ms: a whole build starts (held at the gate). One may have started, and
+      // been stopped, between the edits already: the one running now is the last one logged.
+      const running = () => {
+        const l = log();
+        const at = l.lastIndexOf('building acme/idle whole while nothing changes');
+        return at >= 0 && !/stopped by a change|built acme\/idle whole in|whole failed/.test(l.slice(at)) ? at : undefined;
+      };
+      const at = await waitFor('a whole build running', async () => running());
+      // An edit meanwhile: the whole build stops, the edit is a delta, searchable at once.
+      const ms = await edit(4);
+      process.stderr.write(`idle whole build: an edit during it searchable in ${ms} ms\n`);
+      await waitFor('that whole build stopped', async () => /building acme\/idle whole: stopped by a change/.test(log().slice(at)));
+      expect(shards()).toBe(base + 4);
+      rmSync(gate);
+      await waitFor('built whole', async () => /built acme\/idle whole in/.test(log()), 30_000);
+      expect(shards()).toBe(base);
+      for (const n of [1, 2, 3, 4]) expect((await search(c, `idleMarker${n}`)).results.map((r) => r.path), `edit ${n}`).toEqual(['cmd/server/main.go']);
+      const files = execFileSync('git', ['-C', repo, 'ls-files'], { encoding: 'utf8' }).trim().split('\n').length;
+      const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos[0]!;
+      expect(listed.files).toBe(files);
+      expect(readdirSync(data)).not.toContain('whole-build');
     } finally {
       if (existsSync(gate)) rmSync(gate);
       await c.close();
