@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isShardOf, shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
+import { DELTA_SHARDS_MAX, isShardOf, shadowDir, type IndexerPaths } from '../../src/local/indexer.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, health, serveEnv, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
@@ -457,6 +457,41 @@ describe('whole builds while nothing changes', () => {
     }
     expect(await supervisorGone(data)).toBe(true);
   }, 120_000);
+});
+
+describe('counts over 20 commits', () => {
+  it('every commit searchable at once; at most ten shards at any time; once quiet, the counts are those of the files', async () => {
+    const data = join(work, 'data-commits');
+    const repo = gitRepo('pytools', join(work, 'pytools-commits'), 'acme/commits');
+    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_IDLE_BUILD_MS: '1000' } });
+    const shards = () => readdirSync(join(data, 'index')).filter((f) => isShardOf(f, 'acme/commits', false)).length;
+    try {
+      await allIndexed(c.client);
+      const base = shards();
+      const file = join(repo, 'acme_tools/__init__.py');
+      const times: number[] = [];
+      for (let n = 1; n <= 20; n++) {
+        writeFileSync(file, `${readFileSync(file, 'utf8')}\nCOMMIT_MARKER_${n} = ${n}\n`);
+        gitIn(repo, 'commit', '-q', '-am', `change ${n}`);
+        const t0 = Date.now();
+        await waitFor(`commit ${n} searchable`, async () => (await search(c, `COMMIT_MARKER_${n}\\b`)).results.length === 1);
+        times.push(Date.now() - t0);
+        expect(shards()).toBeLessThanOrEqual(DELTA_SHARDS_MAX);
+      }
+      times.sort((a, b) => a - b);
+      process.stderr.write(`20 commits: searchable in a median ${times[10]} ms, max ${times[19]} ms\n`);
+      const files = execFileSync('git', ['-C', repo, 'ls-files'], { encoding: 'utf8' }).trim().split('\n').length;
+      const stable = await waitFor('built whole once quiet', async () => {
+        const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos[0]!;
+        return shards() === base && listed.files === files ? listed : undefined;
+      }, 30_000);
+      expect(stable.index_state).toBe('current');
+      for (const n of [1, 10, 20]) expect((await search(c, `COMMIT_MARKER_${n}\\b`)).results.length, `commit ${n}`).toBe(1);
+    } finally {
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 180_000);
 });
 
 describe('in a terminal', () => {
