@@ -108,7 +108,7 @@ export class CursorSigner {
     const [, cursorTool, hash, offset, pageSize, scopeTag] = parsed as unknown[];
     if (scopeTag !== this.scopeTag) {
       throw invalid(
-        'the cursor was issued by a server confined to other repositories (another --allow-repos)',
+        'the cursor was issued by a server confined to other repositories (another --allow-repos, or a repository list changed since)',
         `A cursor only pages within the repositories of the server that issued it. Call ${tool} again without cursor to start from the first page here.`,
       );
     }

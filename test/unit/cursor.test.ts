@@ -65,4 +65,15 @@ describe('cursor', () => {
     // The same globs in another order are the same scope.
     expect(new CursorSigner(SECRET, ['github.com/acme/py*', 'github.com/acme/webapp']).decode('search_code', args, inside)).toEqual({ offset: 10, pageSize: 10 });
   });
+
+  it('follows a scope read at each use (a local list that changed): a cursor from the list before is refused', () => {
+    let globs: readonly string[] = ['acme/a', 'acme/b'];
+    const live = new CursorSigner(SECRET, () => globs);
+    const issued = live.encode('search_code', args, { offset: 10, pageSize: 10 });
+    expect(live.decode('search_code', args, issued)).toEqual({ offset: 10, pageSize: 10 });
+    globs = ['acme/a'];
+    expect(refusal(() => live.decode('search_code', args, issued)).message).toMatch(/or a repository list changed since/);
+    globs = ['acme/b', 'acme/a'];
+    expect(live.decode('search_code', args, issued)).toEqual({ offset: 10, pageSize: 10 });
+  });
 });

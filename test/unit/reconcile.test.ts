@@ -65,3 +65,17 @@ describe('reconcile: lists in, index actions out', () => {
     expect(plan.clients.get('a')).toEqual({ entries: [], errors: ['list:2: nope: no such directory'] });
   });
 });
+
+describe('an exact scope (a local list)', () => {
+  it('allows exactly the names, not names ending in them, and nothing when the list is empty', async () => {
+    const { RepoScope } = await import('../../src/search/scope.js');
+    const scope = RepoScope.exactly(['notes', 'acme/a.b']);
+    expect(['notes', 'acme/a.b'].map((n) => scope.allows(n))).toEqual([true, true]);
+    expect(['x/notes', 'notes2', 'acme/aXb'].map((n) => scope.allows(n))).toEqual([false, false, false]);
+    expect(scope.confine('foo')).toBe('foo ( repo:"^notes$" or repo:"^acme/a\\\\.b$" )');
+    const none = RepoScope.exactly([]);
+    expect(none.restricted).toBe(true);
+    expect(none.allows('notes')).toBe(false);
+    expect(none.confine('foo')).toMatch(/^foo repo:"?\^\$"?$/);
+  });
+});
