@@ -1,13 +1,13 @@
 /**
- * The README's reference sections are what scripts/gen-docs.mjs writes from the code (the tool
- * definitions, the option list, the error codes, clients/), and the defaults the tool
- * descriptions state are the ones the tools apply.
+ * The reference sections of the README and docs/ are what scripts/gen-docs.mjs writes from the
+ * code (the tool definitions, the option list, the error codes, clients/), and the defaults the
+ * tool descriptions state are the ones the tools apply.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, render, sections, statedDefault } from '../../scripts/gen-docs.mjs';
+import { CLIENTS, homeOf, PAGES, render, sections, statedDefault } from '../../scripts/gen-docs.mjs';
 import { CODE_DEFAULTS } from '../../src/search/code.js';
 import { FILE_DEFAULTS } from '../../src/search/files.js';
 import { REFERENCE_DEFAULTS } from '../../src/search/references.js';
@@ -16,20 +16,26 @@ import { SYMBOL_DEFAULTS } from '../../src/search/symbols.js';
 import { TOOLS } from '../../src/tools/index.js';
 import { ROOT } from '../support/zoekt.js';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const read = (page: string) => readFileSync(join(ROOT, page), 'utf8');
+const README = read('README.md');
+const TOOLS_PAGE = read('docs/tools.md');
 
-describe('README reference sections', () => {
-  it('are what npm run docs writes (run it after changing a tool, an option, an error code or clients/)', () => {
+describe('generated sections', () => {
+  it('are what npm run docs writes, on every page (run it after changing a tool, an option, an error code or clients/)', () => {
     const check = spawnSync(process.execPath, [join(ROOT, 'scripts/gen-docs.mjs'), '--check'], { cwd: ROOT, encoding: 'utf8' });
-    expect(check.stderr).toContain('README.md is up to date');
+    expect(check.stderr).toContain('generated sections are up to date');
     expect(check.status).toBe(0);
   });
 
-  it('cover every tool, option and client file', () => {
+  it('cover every tool, option and client file, each on its page', () => {
     const generated = sections();
     for (const tool of TOOLS) {
       expect(generated.get(`tool:${tool.name}`), tool.name).toContain('Output (`structuredContent`');
-      expect(README).toContain(`<!-- BEGIN GENERATED tool:${tool.name} `);
+      expect(TOOLS_PAGE).toContain(`<!-- BEGIN GENERATED tool:${tool.name} `);
+    }
+    for (const name of generated.keys()) {
+      expect(PAGES, name).toContain(homeOf(name));
+      expect(read(homeOf(name)), name).toContain(`<!-- BEGIN GENERATED ${name} `);
     }
     const options = `${generated.get('options-general')}\n${generated.get('options-http')}`;
     for (const flag of execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), '--help'], { encoding: 'utf8' }).matchAll(/^ {2}(--[a-z-]+)/gm)) {
@@ -38,18 +44,20 @@ describe('README reference sections', () => {
     for (const client of CLIENTS) expect(generated.get('clients')).toContain(readFileSync(join(ROOT, client.file), 'utf8').trimEnd());
   });
 
-  it('refuse a README that lacks a section or names one that does not exist', () => {
-    const withoutTool = README.replace(/<!-- BEGIN GENERATED tool:get_health [^>]*-->[\s\S]*?<!-- END GENERATED tool:get_health -->\n/, '');
-    expect(() => render(withoutTool)).toThrow(/lacks markers for: tool:get_health[\s\S]*<!-- BEGIN GENERATED tool:get_health/);
-    const unknown = `${README}\n<!-- BEGIN GENERATED tool:no_such_tool -->\n<!-- END GENERATED tool:no_such_tool -->\n`;
-    expect(() => render(unknown)).toThrow(/no generated section is called tool:no_such_tool/);
+  it('refuse a page that lacks a section, names one that does not exist, or holds one of another page', () => {
+    const withoutTool = TOOLS_PAGE.replace(/<!-- BEGIN GENERATED tool:get_health [^>]*-->[\s\S]*?<!-- END GENERATED tool:get_health -->\n/, '');
+    expect(() => render('docs/tools.md', withoutTool)).toThrow(/docs\/tools\.md lacks markers for: tool:get_health[\s\S]*<!-- BEGIN GENERATED tool:get_health/);
+    const unknown = `${TOOLS_PAGE}\n<!-- BEGIN GENERATED tool:no_such_tool -->\n<!-- END GENERATED tool:no_such_tool -->\n`;
+    expect(() => render('docs/tools.md', unknown)).toThrow(/no generated section is called tool:no_such_tool/);
+    const misplaced = `${README}\n<!-- BEGIN GENERATED errors -->\n<!-- END GENERATED errors -->\n`;
+    expect(() => render('README.md', misplaced)).toThrow(/errors belongs in docs\/errors\.md/);
   });
 
   it('leave the hand-written text alone', () => {
     expect(README.startsWith('# zoekt-mcp\n')).toBe(true);
     const edited = README.replace('# zoekt-mcp\n', '# zoekt-mcp\n\nA hand-written line.\n');
-    expect(render(edited)).toContain('A hand-written line.');
-    expect(render(edited).length - README.length).toBe('\nA hand-written line.\n'.length);
+    expect(render('README.md', edited)).toContain('A hand-written line.');
+    expect(render('README.md', edited).length - README.length).toBe('\nA hand-written line.\n'.length);
   });
 });
 
