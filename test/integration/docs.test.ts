@@ -1,11 +1,11 @@
 /**
  * The reference sections of the README and docs/ are what scripts/gen-docs.mjs writes from the
- * code (the tool definitions, the option list, the error codes, clients/), and the defaults the
- * tool descriptions state are the ones the tools apply.
+ * code (the tool definitions, the option list, the error codes, clients/), the defaults the tool
+ * descriptions state are the ones the tools apply, and every link between the pages resolves.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLIENTS, homeOf, PAGES, render, sections, statedDefault } from '../../scripts/gen-docs.mjs';
 import { CODE_DEFAULTS } from '../../src/search/code.js';
@@ -58,6 +58,71 @@ describe('generated sections', () => {
     const edited = README.replace('# zoekt-mcp\n', '# zoekt-mcp\n\nA hand-written line.\n');
     expect(render('README.md', edited)).toContain('A hand-written line.');
     expect(render('README.md', edited).length - README.length).toBe('\nA hand-written line.\n'.length);
+  });
+});
+
+/** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function headingSlugs(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const slugs = new Set<string>();
+  for (const m of withoutFences(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    const base = m[1]!
+      .replace(/<[^>]+>/g, '')
+      .replace(/`/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    slugs.add(n ? `${base}-${n}` : base);
+  }
+  return slugs;
+}
+
+/** Markdown without its fenced blocks, where nothing is a heading or a link. */
+function withoutFences(markdown: string): string {
+  return markdown.replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, '');
+}
+
+/** Markdown without fenced blocks and with inline code emptied: what is left holds the links. */
+function withoutCode(markdown: string): string {
+  return withoutFences(markdown).replace(/`[^`\n]*`/g, '``');
+}
+
+/** Every relative link and #anchor of a page that does not resolve, as `page: target: why`. */
+function brokenLinks(page: string): string[] {
+  const text = read(page);
+  const broken: string[] = [];
+  for (const m of withoutCode(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+    const link = m[1]!;
+    if (/^[a-z][a-z+.-]*:/i.test(link)) continue; // https:, mailto:
+    const [path, anchor] = link.split('#') as [string, string | undefined];
+    const target = path ? posix.normalize(posix.join(posix.dirname(page), path)) : page;
+    if (target.startsWith('..') || !existsSync(join(ROOT, target))) {
+      broken.push(`${page}: ${link}: no file ${target}`);
+      continue;
+    }
+    if (anchor === undefined) continue;
+    if (!target.endsWith('.md')) broken.push(`${page}: ${link}: an anchor into a file that is not Markdown`);
+    else if (!headingSlugs(read(target)).has(anchor)) broken.push(`${page}: ${link}: ${target} has no heading #${anchor}`);
+  }
+  return broken;
+}
+
+describe('links in the README and docs/', () => {
+  const pages = ['README.md', 'CONTRIBUTING.md', 'bench/README.md', 'docker/README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  it('every page of docs/ is linked from the README', () => {
+    for (const page of pages.filter((p) => p.startsWith('docs/'))) expect(README, page).toContain(`](${page})`);
+  });
+
+  it('name files that exist and headings that the target page has', () => {
+    expect(pages.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('are checked the way GitHub names headings', () => {
+    const slugs = headingSlugs('# A\n## `search_code` — text and regex search\n## Zoekt\'s memory\n## Protocol layer: `bench/protocol.sh`\n## A\n```sh\n# not a heading\n```\n');
+    expect([...slugs]).toEqual(['a', 'search_code--text-and-regex-search', 'zoekts-memory', 'protocol-layer-benchprotocolsh', 'a-1']);
   });
 });
 
