@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * Writes the README's reference sections from the code, so they cannot drift from it:
+ * Writes the reference sections of the README and of docs/ from the code, so they cannot drift
+ * from it:
  *   - the option tables, from the option list of src/config.ts;
  *   - the error codes, from src/errors.ts;
  *   - the shared filters and one block per tool (arguments with types, bounds and defaults; the
@@ -8,21 +9,21 @@
  *   - the client configurations, from the files in clients/.
  * It reads the built server (dist/), so run it after a build: `npm run docs` does both.
  *
- * Every generated section sits between two markers in README.md:
+ * Each section has one page (homeOf below), where it sits between two markers:
  *   <!-- BEGIN GENERATED name … -->  …  <!-- END GENERATED name -->
- * Everything outside them is written by hand and left alone. A tool without its block, or a block
- * naming something that does not exist, is an error that says what to add or remove.
+ * Everything outside them is written by hand and left alone. A page without the markers of one of
+ * its sections, or with markers naming a section that does not exist or lives on another page, is
+ * an error that says what to add or remove.
  *
- *   node scripts/gen-docs.mjs          rewrite README.md
- *   node scripts/gen-docs.mjs --check  exit 1, naming the sections that differ, if README.md is stale
+ *   node scripts/gen-docs.mjs          rewrite the pages
+ *   node scripts/gen-docs.mjs --check  exit 1, naming the pages and sections that differ, if any is stale
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const README = join(ROOT, 'README.md');
 
 const { TOOLS } = await import('../dist/tools/index.js');
 const { sharedFilterArgs } = await import('../dist/tools/shared.js');
@@ -51,6 +52,24 @@ export const CLIENTS = [
     where: 'the client\'s server list; clients that expand `${VAR}` (Claude Code) read the token from the environment, others need it pasted in',
   },
 ];
+
+/** The pages that hold generated sections, relative to the root. */
+export const PAGES = ['README.md', 'docs/configuration.md', 'docs/local-mode.md', 'docs/http.md', 'docs/errors.md', 'docs/tools.md'];
+
+/** The page a generated section lives on. */
+export function homeOf(name) {
+  if (name === 'clients') return 'README.md';
+  if (name === 'options-general') return 'docs/configuration.md';
+  if (name === 'options-serve') return 'docs/local-mode.md';
+  if (name === 'options-http') return 'docs/http.md';
+  if (name === 'errors') return 'docs/errors.md';
+  return 'docs/tools.md';
+}
+
+/** A link from a section's page to a path given from the root (`docs/pagination.md#output-budget`). */
+function linkFrom(name, target) {
+  return posix.relative(posix.dirname(homeOf(name)), target) || '.';
+}
 
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
@@ -193,7 +212,10 @@ function toolBlock(tool) {
   if (names.length) {
     const rows = [];
     for (const k of names) {
-      if (k === 'max_output_chars') rows.push([code(k), 'integer', range(OUTPUT_CHARS_BOUNDS.min, OUTPUT_CHARS_BOUNDS.max), '`--max-output-chars`', 'the most characters of text in the answer ([Output budget](#output-budget))']);
+      if (k === 'max_output_chars') {
+        const budget = linkFrom(`tool:${tool.name}`, 'docs/pagination.md#output-budget');
+        rows.push([code(k), 'integer', range(OUTPUT_CHARS_BOUNDS.min, OUTPUT_CHARS_BOUNDS.max), '`--max-output-chars`', `the most characters of text in the answer ([Output budget](${budget}))`]);
+      }
       else if (!SHARED.includes(k)) rows.push([code(k), typeName(props[k]), bounds(props[k]), defaultCell(k, props[k], required), props[k].description ?? '']);
       else if (k === names.find((n) => SHARED.includes(n))) {
         const shared = names.filter((n) => SHARED.includes(n));
@@ -213,7 +235,7 @@ function toolBlock(tool) {
 function clientsBlock() {
   return CLIENTS.map((c) => {
     const text = readFileSync(join(ROOT, c.file), 'utf8').trimEnd();
-    return `**${c.title}** — in ${c.where} ([\`${c.file}\`](${c.file})):\n\n\`\`\`${c.lang ?? 'json'}\n${text}\n\`\`\``;
+    return `**${c.title}** — in ${c.where} ([\`${c.file}\`](${linkFrom('clients', c.file)})):\n\n\`\`\`${c.lang ?? 'json'}\n${text}\n\`\`\``;
   }).join('\n\n');
 }
 
@@ -232,49 +254,53 @@ export function sections() {
 
 const BLOCK = /(<!-- BEGIN GENERATED (\S+)[^>]*-->\n)([\s\S]*?)(<!-- END GENERATED (\S+) -->)/g;
 
-/** The README with every generated section rewritten; throws when markers are missing or unknown. */
-export function render(readme, generated = sections()) {
+/** A page with every generated section rewritten; throws when markers are missing, unknown or misplaced. */
+export function render(page, text, generated = sections()) {
   const seen = new Set();
-  const text = readme.replace(BLOCK, (_all, begin, name, _body, end, endName) => {
-    if (name !== endName) throw new Error(`README.md: BEGIN GENERATED ${name} is closed by END GENERATED ${endName}`);
-    if (!generated.has(name)) throw new Error(`README.md: no generated section is called ${name}; remove its markers`);
-    if (seen.has(name)) throw new Error(`README.md: the generated section ${name} appears twice`);
+  const out = text.replace(BLOCK, (_all, begin, name, _body, end, endName) => {
+    if (name !== endName) throw new Error(`${page}: BEGIN GENERATED ${name} is closed by END GENERATED ${endName}`);
+    if (!generated.has(name)) throw new Error(`${page}: no generated section is called ${name}; remove its markers`);
+    if (homeOf(name) !== page) throw new Error(`${page}: the generated section ${name} belongs in ${homeOf(name)}; move its markers there`);
+    if (seen.has(name)) throw new Error(`${page}: the generated section ${name} appears twice`);
     seen.add(name);
     return `${begin}\n${generated.get(name)}\n\n${end}`;
   });
-  const missing = [...generated.keys()].filter((n) => !seen.has(n));
+  const missing = [...generated.keys()].filter((n) => homeOf(n) === page && !seen.has(n));
   if (missing.length) {
     throw new Error(
-      `README.md lacks markers for: ${missing.join(', ')}. Add, where each belongs:\n` +
+      `${page} lacks markers for: ${missing.join(', ')}. Add, where each belongs:\n` +
         missing.map((n) => `<!-- BEGIN GENERATED ${n} (npm run docs) -->\n<!-- END GENERATED ${n} -->`).join('\n'),
     );
   }
-  return text;
+  return out;
 }
 
-/** The names of the sections whose text in `readme` differs from what render writes. */
-function staleSections(readme, generated) {
+/** The names of the sections whose text in `text` differs from what render writes. */
+function staleSections(text, generated) {
   const stale = [];
-  for (const m of readme.matchAll(BLOCK)) {
+  for (const m of text.matchAll(BLOCK)) {
     if (m[3] !== `\n${generated.get(m[2])}\n\n`) stale.push(m[2]);
   }
   return stale;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const readme = readFileSync(README, 'utf8');
   const generated = sections();
-  const next = render(readme, generated);
-  if (process.argv.includes('--check')) {
-    if (next !== readme) {
-      process.stderr.write(`README.md is out of date in: ${staleSections(readme, generated).join(', ')}. Run: npm run docs\n`);
-      process.exit(1);
+  const check = process.argv.includes('--check');
+  const stale = [];
+  for (const page of PAGES) {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    const next = render(page, text, generated);
+    if (next === text) continue;
+    if (check) stale.push(`${page} (${staleSections(text, generated).join(', ')})`);
+    else {
+      writeFileSync(join(ROOT, page), next);
+      process.stderr.write(`${page} rewritten\n`);
     }
-    process.stderr.write('README.md is up to date\n');
-  } else if (next !== readme) {
-    writeFileSync(README, next);
-    process.stderr.write('README.md rewritten\n');
-  } else {
-    process.stderr.write('README.md already up to date\n');
   }
+  if (check && stale.length) {
+    process.stderr.write(`out of date: ${stale.join('; ')}. Run: npm run docs\n`);
+    process.exit(1);
+  }
+  process.stderr.write(check ? `generated sections are up to date in ${PAGES.join(', ')}\n` : 'generated sections written\n');
 }

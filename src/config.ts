@@ -109,7 +109,7 @@ const MIN_SECRET_LENGTH = 32;
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 /**
- * One command-line option as data: what --help prints, what the README's option tables are
+ * One command-line option as data: what --help prints, what the option tables of docs/ are
  * generated from (scripts/gen-docs.mjs), and what loadConfig parses with.
  */
 export interface OptionSpec {
@@ -377,7 +377,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 /**
  * What the local serve command (scripts/serve.sh, zoekt-mcp-serve) reads from the environment
  * besides the options above: where the index and the tools live, what to index, and how the
- * shared Zoekt behaves. As data, like OPTIONS: the README's table is generated from it, and
+ * shared Zoekt behaves. As data, like OPTIONS: the table in docs/local-mode.md is generated from it, and
  * src/local/serve.ts reads and checks every variable through it.
  */
 export interface ServeEnvSpec {

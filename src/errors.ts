@@ -21,7 +21,7 @@ export function isRetryable(code: ErrorCode): boolean {
   return RETRYABLE.has(code);
 }
 
-/** What each code tells the caller; the README's error table is generated from it. */
+/** What each code tells the caller; the error table of docs/errors.md is generated from it. */
 export const ERROR_CODE_MEANINGS: Readonly<Record<ErrorCode, string>> = {
   INVALID_ARGUMENT: 'bad or conflicting arguments, an unknown language or kind; the hint says what is accepted',
   QUERY_ERROR: 'Zoekt rejected the query (parse error, bad regex); the hint names the RE2 rule broken and the corrected form where one can be derived',

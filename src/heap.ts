@@ -3,10 +3,10 @@
  *
  * By default V8 sets the next collection at 1.1–4× the live heap, and returns little of it to
  * the system afterwards. This server keeps tens of MiB alive in its window cache and reads
- * answers of megabytes that die at once, so after 5,500 calls its RSS was 356 MiB with about
- * 80 MiB live. A fixed margin of 50% held the same run at 240 MiB for 6% more CPU time (25%: 217
- * MiB for 13% more, and a quarter more on runs of large symbol windows). It is a trigger, not a
- * cap: a burst of large answers still gets the memory it needs.
+ * answers of megabytes that die at once, so its RSS grew to several times what was live. A fixed
+ * margin of 50% holds it much nearer, for a few percent more CPU time; 25% cost markedly more CPU
+ * on runs of large symbol windows (bench/README.md, "Heap margin", has the figures). It is a
+ * trigger, not a cap: a burst of large answers still gets the memory it needs.
  *
  * The flag replaces V8's own margins in every mode, the smaller ones too (near the heap limit,
  * and for small heap limits). So a heap limited by `--max-old-space-size` under 1 GiB keeps V8's

@@ -26,7 +26,7 @@ function parseTimeoutMs(): number {
 }
 /**
  * Larger files get no symbols: they are generated or bundled, their "definitions" are noise, and
- * Universal Ctags takes tens of seconds on one (20 s on a 5 MB minified bundle).
+ * Universal Ctags takes tens of seconds on one (bench/README.md, "Symbol extraction").
  */
 const MAX_PARSE_BYTES = 4 << 20;
 

@@ -2,7 +2,8 @@
  * Paging over every file of an answer, however large, at the cost of the page asked for.
  *
  * Zoekt has no offset: the only way to reach the 3,000th best file is to ask for the best 3,000,
- * matched lines and all (for `err` over Go's source that is 80 MB). So a walk has two parts:
+ * matched lines and all (tens of MB for `err` over Go's source: bench/README.md, "Answer sizes").
+ * So a walk has two parts:
  *
  * - the first `rankedFiles` files in relevance order (score, then repo, path), cut from ranked
  *   windows that double as the walk goes deeper;

@@ -93,7 +93,7 @@ for (const [family, names] of Object.entries(FAMILIES)) for (const n of names) f
 
 const byName = new Map<string, Language>();
 const byKey = new Map<string, Language>();
-for (const [name, type, group, aliases] of LINGUIST) {
+for (const [name, type, group] of LINGUIST) {
   const lang: Language = { name, category: categoryOf(name, type), family: familyByName.get(name) ?? familyByName.get(group) ?? (group || name) };
   byName.set(name, lang);
   byKey.set(key(name), lang);

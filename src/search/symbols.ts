@@ -89,7 +89,7 @@ export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 export const SYMBOL_DEFAULTS = { limit: 20 };
 
 /** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
-// A window of 5,000 files of symbols is a 40–70 MB answer for Zoekt to build: past the answer cap anyway.
+// A window of 5,000 files of symbols is an answer past the cap for Zoekt to build (bench/README.md, "Zoekt's memory").
 const FILE_WINDOWS = [500, 2000];
 
 /** What the `name` argument asks for. */

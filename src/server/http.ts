@@ -228,7 +228,7 @@ export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<H
         const challenge = auth.reason === 'missing' ? 'Bearer realm="zoekt-mcp"' : 'Bearer realm="zoekt-mcp", error="invalid_token", error_description="not the token this server was given"';
         const message =
           auth.reason === 'missing'
-            ? 'this server needs the header Authorization: Bearer <token>, with the token it was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN); set it in the client\'s server entry (README: Serving over HTTP)'
+            ? 'this server needs the header Authorization: Bearer <token>, with the token it was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN); set it in the client\'s server entry (docs/http.md)'
             : 'the bearer token is not the one this server was given (--auth-token, ZOEKT_MCP_AUTH_TOKEN); check the Authorization header the client sends';
         throw new HttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': challenge });
       }

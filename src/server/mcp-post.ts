@@ -1,9 +1,9 @@
 /**
  * POST /mcp for the 2025 protocol revisions, answered with JSON straight from the runtime. The
- * SDK's stateless legacy leg builds a Server, a Web Request and an SSE-framed response per POST:
- * in a CPU profile of 3,000 cached search_code calls it took 1.8 ms of server CPU per call
- * against 1.0 ms here (a cached call answers in about 2.5 ms), far past the 5% this server
- * allows its protocol layer (bench/protocol.sh compares builds). The
+ * SDK's stateless legacy leg builds a Server, a Web Request and an SSE-framed response per POST,
+ * which in a CPU profile of cached search_code calls cost far past the 5% this server allows its
+ * protocol layer (bench/README.md, "Protocol layer", has the figures; bench/protocol.sh compares
+ * builds). The
  * rules followed are those of the SDK's transport and Server (initialize negotiation, header
  * checks), so 2025 clients see no difference; 2026-07-28 requests and anything the SDK must
  * decide go to its handler (src/server/http.ts routes them).

@@ -80,9 +80,9 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * What one search may bring back, instead of the 64 MiB transport cap: a decoded answer holds
- * about five times its JSON in memory, so 64 MiB answers made one broad call cost hundreds of
- * MiB. 16 MiB holds the largest window a page walk asks for with every match of its files (the
- * best 201 files for `err` over Go's source tree, context included, are 8 MB); past it the search
+ * several times its JSON in memory, so 64 MiB answers made one broad call cost hundreds of
+ * MiB. 16 MiB holds the largest window a page walk asks for with every match of its files (on
+ * Go's source tree, with room to spare: bench/README.md, "Answer sizes"); past it the search
  * is asked again with a smaller match budget (an honest partial answer) before it is refused.
  * get_file's whole files keep the transport cap (Zoekt indexes files of at most 2 MiB).
  */
@@ -95,11 +95,10 @@ export function answerCap(req: Pick<SearchRequest, 'whole'>): number {
 /**
  * The match budget of every search. Zoekt evaluates every candidate file until a shard has found
  * this many matches (then FilesSkipped says what it left out), so answers are complete and
- * counts exact below it: `err` over Go's source tree (5,920 files in 2 shards) needs more than
- * 250k. It is also what bounds Zoekt's memory for a broad query, as a shard holds every match it
- * collects until it stops: the symbol-coverage probe (`lang:Go sym:.`) over that tree peaks
- * zoekt-webserver at 355 MB with 1M per shard, 298 MB with 300k, 166 MB with 100k (Zoekt's own
- * default, which would make `err` partial).
+ * counts exact below it: it is enough for `err` over Go's source tree, where Zoekt's own default
+ * (100k) is not. It is also what bounds Zoekt's memory for a broad query, as a shard holds every
+ * match it collects until it stops (bench/README.md, "Zoekt's memory", has what each budget
+ * costs zoekt-webserver).
  */
 export const MATCH_LIMITS: MatchLimits = { shard: 300_000, total: 1_200_000 };
 /**

@@ -3,10 +3,10 @@
  *
  * Zoekt plans a query before any deadline applies, and the planning is not linear: each level
  * of grouping (`( … )`, and more so `-( … )`) multiplies the work of its simplification by three
- * to four (query.Map re-walks every subtree it maps). Measured against the pinned
- * zoekt-webserver: 9 nested groups take 0.4 s, 11 take 5 s, 13 run past a minute and go on
- * after the caller has gone; 10 nested negated groups take 40 s. A query is also one request
- * whose cost grows with its terms and alternatives. The limits below are far above what a person
+ * to four (query.Map re-walks every subtree it maps): against the pinned zoekt-webserver, a query
+ * nested more than a dozen levels deep runs past a minute and goes on after the caller has gone
+ * (bench/README.md, "Query planning", has the timings). A query is also one request whose cost
+ * grows with its terms and alternatives. The limits below are far above what a person
  * or an agent writes, and far below what keeps Zoekt busy: past them the call is refused with
  * the limit named and a way to rewrite the query.
  */

@@ -1,5 +1,5 @@
 /**
- * The output budget (README "Output budget"), through the built CLI over stdio against real
+ * The output budget (docs/pagination.md, "Output budget"), through the built CLI over stdio against real
  * Zoekts: Go's own source tree (test/support/goroot.ts) and the fixture index.
  *
  * For every tool: an answer that would pass max_output_chars comes back within it (text ≤ the

@@ -2,7 +2,6 @@
  * list_repos, get_file and get_health through the built CLI over stdio, against the real Zoekt.
  * Expected contents are read from the fixture files on disk.
  */
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +13,7 @@ import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { corpusFiles } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
-import { DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, git, REPO_PREFIX, runIndexer, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
+import { DEV_BRANCH_FILE, DEV_BRANCH_MARKER, FIXTURES, freePort, git, REPO_PREFIX, runIndexer, startWebserver } from '../support/zoekt.js';
 
 let mcp: Connected;
 beforeAll(async () => {

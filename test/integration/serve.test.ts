@@ -1,14 +1,16 @@
 /**
- * The README's serve command in a fresh clone: a client spawns scripts/serve.sh, which installs
- * what is missing, starts the shared supervisor (zoekt-webserver, and the index of the
- * repositories of zoekt-config/repos, this repository, built in the background) and serves MCP
- * over stdio; with --http it serves MCP over HTTP until SIGTERM.
- * The clone shares this checkout's Zoekt build (ZOEKT_MCP_TOOLS_DIR) so the test does not compile
- * Zoekt twice; npm packages are installed in the clone as a user's first run would.
+ * The README's serve command in a fresh clone, as a newcomer runs it: the README's first shell
+ * block (the set-up: installs what is missing, builds, indexes the repositories of
+ * zoekt-config/repos, this repository, through the shared supervisor), then the README's first
+ * client configuration, spawned as a client spawns it, which serves MCP over stdio and answers a
+ * search; with --http the serve command serves MCP over HTTP until SIGTERM.
+ * Both are read from the clone's README, so the README cannot drift from what is tested. The clone
+ * shares this checkout's Zoekt build (ZOEKT_MCP_TOOLS_DIR) so the test does not compile Zoekt
+ * twice; npm packages are installed in the clone as a user's first run would.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -30,49 +32,80 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('scripts/serve.sh in a fresh clone', () => {
+/** The body of the first fenced block of a language in a Markdown text. */
+function firstBlock(markdown: string, lang: string): string {
+  const m = new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'm').exec(markdown);
+  if (!m) throw new Error(`README.md has no \`\`\`${lang} block`);
+  return m[1]!;
+}
+
+/** The commands of a shell block: one a line, comments and blank lines left out. */
+function commandsOf(block: string): string[] {
+  return block
+    .split('\n')
+    .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+describe("the README's quick start in a fresh clone", () => {
   let client: Client;
+  let setupOutput = '';
   let stderr = '';
+  let env: Record<string, string>;
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: 'bash',
-      args: [join(clone, 'scripts/serve.sh')],
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? work,
-        ZOEKT_PORT: String(await freePort()),
-        ZOEKT_MCP_DATA: join(work, 'data'),
-        ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
-        ZOEKT_MCP_LOG_LEVEL: 'warn',
-        ZOEKT_MCP_LINGER_MS: '0',
-      },
-      stderr: 'pipe',
-    });
+    env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work,
+      ZOEKT_PORT: String(await freePort()),
+      ZOEKT_MCP_DATA: join(work, 'data'),
+      ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
+      ZOEKT_MCP_LOG_LEVEL: 'warn',
+      ZOEKT_MCP_LINGER_MS: '0',
+    };
+    const readme = readFileSync(join(clone, 'README.md'), 'utf8');
+    // The first shell block, run line by line in the clone as a person would paste it.
+    const commands = commandsOf(firstBlock(readme, 'sh'));
+    expect(commands.length, 'the README\'s first sh block').toBeGreaterThan(0);
+    for (const command of commands) {
+      expect(command, 'the first sh block runs the serve command').toMatch(/^\.\/scripts\/serve\.sh\b/);
+      // The first run in a fresh clone installs npm packages and compiles: minutes on a busy machine.
+      const run = spawnSync('bash', ['-c', command], { cwd: clone, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 280_000 });
+      setupOutput += run.stdout + run.stderr;
+      expect(run.status, `${command}\n${setupOutput}`).toBe(0);
+    }
+    // The first client configuration, with the README's placeholder for the checkout.
+    const config = JSON.parse(firstBlock(readme, 'json')) as { mcpServers: Record<string, { command: string; args?: string[] }> };
+    const [server] = Object.values(config.mcpServers);
+    expect(server, "the README's first json block names a server").toBeDefined();
+    const args = (server!.args ?? []).map((a) => a.replace('/path/to/zoekt-mcp', clone));
+    const transport = new StdioClientTransport({ command: server!.command, args, env, stderr: 'pipe' });
     transport.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
     client = new Client({ name: 'serve-test', version: '1.0.0' });
-    // The first spawn in a fresh clone installs npm packages and compiles before it answers: on a
-    // busy machine that takes longer than the SDK's default minute.
-    await client.connect(transport, { timeout: 280_000 });
-  }, 300_000);
+    await client.connect(transport, { timeout: 60_000 });
+  }, 400_000);
 
   afterAll(async () => {
     await client?.close();
     await supervisorGone(join(work, 'data'));
   });
 
-  it('answers tools/list, having installed and built what was missing, compiling once', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain('search_code');
-    expect(stderr).toContain('setup: installing npm packages');
+  it('the set-up installed and built what was missing, compiling once', () => {
+    expect(setupOutput).toContain('setup: installing npm packages');
     // npm ci's prepare script builds the server; the set-up's build step finds it current.
-    expect(stderr.match(/tsc -p tsconfig\.build\.json/g)).toHaveLength(1);
-    expect(stderr).not.toContain('setup: compiling the server');
+    expect(setupOutput.match(/tsc -p tsconfig\.build\.json/g)).toHaveLength(1);
+    expect(setupOutput).not.toContain('setup: compiling the server');
   });
 
-  it('indexes the checkout in the background, named after its folder, and answers search_code over it with symbols', async () => {
+  it('the client configuration answers tools/list at once, installing and compiling nothing', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('search_code');
+    expect(stderr).not.toContain('setup:');
+  });
+
+  it('searches the checkout, named after its folder, with symbols', async () => {
     const h = await allIndexed(client);
     expect(h.indexing!.repos.map((r) => r.name)).toEqual(['zoekt-mcp']);
     const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 }));

@@ -2,13 +2,12 @@
  * Walking every page when each path has a different version on each branch: a repository of 300
  * files changed on a second branch, indexed with both branches by the real zoekt-git-index.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectStdio, ok, type Connected } from '../support/mcp.js';
-import { git, runIndexer, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
+import { git, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 const FILES = 300;
 

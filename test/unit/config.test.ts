@@ -149,7 +149,7 @@ describe('loadConfig: HTTP', () => {
   });
 });
 
-describe('OPTIONS: the options as data (--help and the README are made from them)', () => {
+describe('OPTIONS: the options as data (--help and the option tables of docs/ are made from them)', () => {
   /** Each option's field in Config: the flag in camelCase. */
   const configKey = (name: string) => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
   const withHttp = (o: OptionSpec) => (o.group === 'http' && o.name !== 'http' ? ['--http'] : []);

@@ -1,0 +1,184 @@
+/**
+ * The layers of src/ import only downwards. Every import of every file (static, `export … from`,
+ * dynamic `import()`, and `import('…')` types) is read with the TypeScript parser and checked
+ * against the rules below; a broken rule fails naming the file, the line, the import and the rule.
+ *
+ *   src/zoekt/      Zoekt's wire format and HTTP client
+ *   src/search/     what the tools mean, for any caller
+ *   src/tools/      one file per MCP tool
+ *   src/server/     MCP: dispatch, stdio, HTTP
+ *   src/local/      the local serve command and its supervisor
+ *   src/extractor/  the symbol extractor Zoekt's indexer runs (scip-ctags), a program of its own
+ *   src/*.ts        the wiring (config, runtime, main) and small helpers every layer may use
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, posix, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const SRC = join(ROOT, 'src');
+
+type Layer = 'zoekt' | 'search' | 'tools' | 'server' | 'local' | 'extractor' | 'top';
+const LAYERS: Layer[] = ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'top'];
+
+interface Rule {
+  /** The layers the rule applies to. */
+  from: Layer[];
+  /** Layers (`layer:tools`) or packages (a name, or a prefix ending in `/`) they may not import. */
+  forbid: string[];
+  why: string;
+}
+
+const MCP = '@modelcontextprotocol/';
+const HTTP = ['node:http', 'node:https', 'node:http2', 'node:net', 'undici', '@modelcontextprotocol/node', '@modelcontextprotocol/server-legacy/'];
+
+const RULES: Rule[] = [
+  {
+    from: ['zoekt'],
+    forbid: ['layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', MCP],
+    why: 'zoekt/ knows no MCP: it speaks to Zoekt and hands back plain types',
+  },
+  {
+    from: ['search'],
+    forbid: ['layer:tools', 'layer:server', 'layer:local', 'layer:extractor', MCP, ...HTTP],
+    why: 'search/ knows no transport: it is what the tools mean, whoever calls them',
+  },
+  {
+    from: ['tools'],
+    forbid: ['layer:server', 'layer:extractor', ...HTTP],
+    why: 'tools/ know no HTTP: a tool is the same over stdio and HTTP',
+  },
+  {
+    from: ['extractor'],
+    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', MCP, 'undici'],
+    why: 'extractor/ is a program Zoekt\'s indexer runs; it shares nothing with the server but helpers',
+  },
+  {
+    from: ['zoekt', 'search', 'local', 'extractor', 'top'],
+    forbid: [MCP],
+    why: 'only tools/ and server/ know the MCP SDK',
+  },
+  {
+    from: ['search', 'tools', 'server', 'local', 'extractor', 'top'],
+    forbid: ['undici'],
+    why: 'only zoekt/ makes HTTP requests (to Zoekt)',
+  },
+  {
+    from: ['zoekt', 'search', 'local', 'extractor'],
+    forbid: ['layer:tools'],
+    why: 'the tool list is wired in by server/ and the top level only',
+  },
+  {
+    from: ['zoekt', 'search', 'tools', 'local', 'extractor'],
+    forbid: ['layer:server'],
+    why: 'server/ is the outermost layer: only the top-level wiring starts it',
+  },
+];
+
+interface Import {
+  file: string;
+  line: number;
+  specifier: string;
+}
+
+/** Every module a source file imports, with the line it is named on. */
+function importsOf(file: string, text: string): Import[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: Import[] = [];
+  const add = (node: ts.Node, literal: ts.Node | undefined) => {
+    if (literal && ts.isStringLiteralLike(literal)) {
+      found.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, specifier: literal.text });
+    }
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node, node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node, node.moduleReference.expression);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) add(node, node.arguments[0]);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node, node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The layer of a path under src/ (`tools/define.ts` → tools, `config.ts` → top). */
+function layerOf(pathInSrc: string): Layer {
+  const first = pathInSrc.split('/')[0]!;
+  return pathInSrc.includes('/') && (LAYERS as string[]).includes(first) ? (first as Layer) : 'top';
+}
+
+/** What an import names, as the rules spell it: `layer:search`, or the package (`http` read as `node:http`). */
+function target(fileInSrc: string, specifier: string): string {
+  if (specifier.startsWith('.')) return `layer:${layerOf(posix.normalize(posix.join(posix.dirname(fileInSrc), specifier)))}`;
+  return builtinModules.includes(specifier) ? `node:${specifier}` : specifier;
+}
+
+function matches(forbidden: string, name: string): boolean {
+  return forbidden.endsWith('/') ? name.startsWith(forbidden) || name === forbidden.slice(0, -1) : name === forbidden || name.startsWith(`${forbidden}/`);
+}
+
+/** The rules an import breaks, as messages naming file, line, import and rule. */
+function violations(imports: Import[]): string[] {
+  const out: string[] = [];
+  for (const imp of imports) {
+    const from = layerOf(imp.file);
+    const name = target(imp.file, imp.specifier);
+    for (const rule of RULES) {
+      if (!rule.from.includes(from)) continue;
+      const hit = rule.forbid.find((f) => matches(f, name));
+      if (hit) out.push(`src/${imp.file}:${imp.line} imports '${imp.specifier}' (${name}): ${rule.why}`);
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+describe('layers of src/', () => {
+  const files = sourceFiles(SRC).map((f) => relative(SRC, f).split('\\').join('/'));
+  const imports = files.flatMap((f) => importsOf(f, readFileSync(join(SRC, f), 'utf8')));
+
+  it('every layer has files, and every file is read', () => {
+    for (const layer of LAYERS) expect(files.some((f) => layerOf(f) === layer), layer).toBe(true);
+    expect(imports.length).toBeGreaterThan(300);
+    // Each folder's files name its modules the way the rules expect: relative, with .js.
+    for (const imp of imports) if (imp.specifier.startsWith('.')) expect(imp.specifier, `src/${imp.file}:${imp.line}`).toMatch(/\.js$/);
+  });
+
+  it('import only what their rules allow', () => {
+    expect(violations(imports)).toEqual([]);
+  });
+
+  it('a forbidden import is found in each form it can take, and named with its rule', () => {
+    const text = [
+      "import { request } from 'node:http';",
+      "import type { Server } from '../server/http.js';",
+      "export { TOOLS } from '../tools/index.js';",
+      "const m = await import('@modelcontextprotocol/server');",
+      "type U = typeof import('undici');",
+      "import { x } from './ok.js';",
+    ].join('\n');
+    const found = violations(importsOf('search/example.ts', text));
+    expect(found).toEqual([
+      "src/search/example.ts:1 imports 'node:http' (node:http): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:2 imports '../server/http.js' (layer:server): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:2 imports '../server/http.js' (layer:server): server/ is the outermost layer: only the top-level wiring starts it",
+      "src/search/example.ts:3 imports '../tools/index.js' (layer:tools): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:3 imports '../tools/index.js' (layer:tools): the tool list is wired in by server/ and the top level only",
+      "src/search/example.ts:4 imports '@modelcontextprotocol/server' (@modelcontextprotocol/server): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:4 imports '@modelcontextprotocol/server' (@modelcontextprotocol/server): only tools/ and server/ know the MCP SDK",
+      "src/search/example.ts:5 imports 'undici' (undici): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:5 imports 'undici' (undici): only zoekt/ makes HTTP requests (to Zoekt)",
+    ]);
+    expect(violations(importsOf('zoekt/example.ts', "import type { CallToolResult } from '@modelcontextprotocol/server';"))[0]).toContain('zoekt/ knows no MCP');
+    expect(violations(importsOf('tools/example.ts', "import { createServer } from 'http';"))[0]).toContain('tools/ know no HTTP');
+    expect(violations(importsOf('tools/example.ts', "import type { CallToolResult } from '@modelcontextprotocol/server';"))).toEqual([]);
+    expect(violations(importsOf('config.ts', "import { parseHostPattern } from './server/hosts.js';"))).toEqual([]);
+  });
+});
