@@ -1,14 +1,31 @@
 /**
- * The supervisor's indexing: one job at a time over the shared index folder (the supervisor is
- * its only writer). A job brings one repository up to date: snapshot, compare with what is
- * indexed, index the change as a delta (or build it whole), with progress. When nothing has
- * changed for a while, a repository with several deltas is built whole in the background and
- * swapped in, so that a later edit is not the one that waits for a whole build; a change that
- * comes meanwhile stops that build (it is done again later), so an edit never waits for it.
+ * The supervisor's indexing: the only writer of the shared index folder. Two lanes:
+ *
+ * - the foreground brings one repository up to date at a time: snapshot, compare with what is
+ *   indexed, index the change as a delta, with progress;
+ * - the background builds one repository whole, beside the index, once it has gathered a few
+ *   deltas and nothing has changed for a while. It never holds an edit up: deltas go on in the
+ *   foreground meanwhile. When it is done, the foreground adds to it, as one more delta, what
+ *   changed since it began, and swaps it in; shard and document counts then fall back to those
+ *   of the files.
+ *
+ * Only when a repository gathers DELTA_SHARDS_MAX shards with no background build under way is a
+ * change built whole in the foreground.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { DELTA_SHARDS_MAX, fingerprint, hasShards, indexerPidFile, measure, pruneShadow, shardCount, startIndex, type IndexerPaths } from './indexer.js';
+import {
+  DELTA_SHARDS_MAX,
+  fingerprint,
+  hasShards,
+  indexerPidFile,
+  measure,
+  pruneShadow,
+  shardCount,
+  startIndex,
+  swapIn,
+  wholeBuildDir,
+  type IndexerPaths,
+} from './indexer.js';
 import { describeProcess, stopProcess } from './process-table.js';
 import type { RepoEntry } from './repos.js';
 import type { RepoProgress } from './status.js';
@@ -24,12 +41,12 @@ export interface Saved {
   dir: string;
   /** Shards right after its last whole build: those beyond are deltas. */
   base_shards?: number;
-  /** Since when no live client lists it (ISO time). */
+  /** Since when (ISO time) no live client lists it. */
   unlisted_since?: string;
 }
 
-/** Deltas after which a repository is built whole once nothing has changed for a while (idleBuildMs). */
-export const COMPACT_AFTER_DELTAS = 3;
+/** Deltas after which a repository is built whole in the background once nothing has changed for a while. */
+export const WHOLE_AFTER_DELTAS = 3;
 
 export type Outcome =
   | { kind: 'current'; saved: Saved }
@@ -37,150 +54,177 @@ export type Outcome =
   | { kind: 'failed'; error: string }
   | { kind: 'stopped' };
 
+interface Background {
+  e: RepoEntry;
+  started: number;
+  job: ReturnType<typeof startIndex>;
+  /** Set when the build has ended. */
+  result?: 'built' | 'failed';
+}
+
 export class IndexRunner {
-  private job?: { started: ReturnType<typeof startIndex>; compaction: boolean; stopped?: boolean };
+  private foreground?: ReturnType<typeof startIndex>;
+  private background?: Background;
+  private stopping = false;
   /** Bytes indexed per millisecond, measured: the first estimate of an unknown repository. */
   rate?: number;
 
   constructor(
     private readonly paths: IndexerPaths,
     private readonly say: (msg: string) => void,
+    /** Called when a background build ends: the supervisor's loop takes it from there. */
+    private readonly backgroundEnded: () => void = () => undefined,
   ) {}
 
   /**
-   * An indexer whose supervisor died (killed outright) may still be writing the index: it is
-   * stopped before this supervisor writes there, so that two indexers never write one index.
+   * Indexers whose supervisor died (killed outright) may still be writing the index: they are
+   * stopped before this supervisor writes there, so that two never write one index.
    */
-  async stopLeftover(): Promise<void> {
-    const file = indexerPidFile(this.paths);
-    let pid = NaN;
-    try {
-      pid = Number(readFileSync(file, 'utf8').trim());
-    } catch {
-      return;
+  async stopLeftovers(): Promise<void> {
+    for (const lane of ['foreground', 'background'] as const) {
+      const file = indexerPidFile(this.paths, lane);
+      let pid = NaN;
+      try {
+        pid = Number(readFileSync(file, 'utf8').trim());
+      } catch {
+        continue;
+      }
+      const p = describeProcess(pid);
+      if (p && p.args.includes(this.paths.index.replace(/\/index$/, ''))) {
+        this.say(`stopping zoekt-git-index ${pid}, left by an earlier supervisor`);
+        await stopProcess(pid);
+      }
+      rmSync(file, { force: true });
     }
-    const p = describeProcess(pid);
-    if (p && p.args.includes(this.paths.index)) {
-      this.say(`stopping zoekt-git-index ${pid}, left by an earlier supervisor`);
-      await stopProcess(pid);
-    }
-    rmSync(file, { force: true });
   }
 
   /** Brings `e` up to date, if it is not; `report` hears its progress. */
-  async refresh(e: RepoEntry, saved: Saved | undefined, report: (p: { progress?: RepoProgress; checked: true }) => void): Promise<Outcome> {
+  async refresh(e: RepoEntry, saved: Saved | undefined, report: (p: { progress?: RepoProgress }) => void): Promise<Outcome> {
     let fp: string;
     try {
       fp = await fingerprint(this.paths, e);
     } catch (err) {
       return { kind: 'failed', error: (err as Error).message };
     }
-    report({ checked: true });
+    report({});
     if (saved && saved.fingerprint === fp && saved.name === e.name && hasShards(this.paths.index, e.name)) return { kind: 'current', saved };
     const size = await measure(this.paths, e, fp).catch(() => ({ files: 0, bytes: 0 }));
     const estimated =
       saved && saved.bytes > 0 ? Math.round((saved.duration_ms * Math.max(size.bytes, 1)) / saved.bytes) : Math.round(size.bytes / (this.rate ?? 2000)) + 1000;
     const base = saved?.name === e.name ? (saved.base_shards ?? 1) : 0;
-    const deltas = shardCount(this.paths.index, e.name) - base;
-    // Past DELTA_SHARDS_MAX shards the change is built whole rather than added (see indexer.ts).
-    const whole = base === 0 || base + deltas >= DELTA_SHARDS_MAX;
-    this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole && base ? ', built whole' : ''}`);
+    // A whole build in the background will take the deltas in: none in the foreground meanwhile.
+    const whole = base > 0 && this.background?.e.dir !== e.dir && shardCount(this.paths.index, e.name) >= DELTA_SHARDS_MAX;
+    this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole ? ', built whole' : ''}`);
     const started = Date.now();
     const progress = (): RepoProgress => {
       const elapsed = Date.now() - started;
       return { ...size, elapsed_ms: elapsed, estimated_ms: Math.max(estimated, elapsed), percent: Math.min(99, Math.floor((100 * elapsed) / Math.max(estimated, 1))) };
     };
-    report({ progress: progress(), checked: true });
-    const ticker = setInterval(() => report({ progress: progress(), checked: true }), 1000);
+    report({ progress: progress() });
+    const ticker = setInterval(() => report({ progress: progress() }), 1000);
     try {
       // A first index is whole anyway (nothing to add a delta to): built in place.
-      const done = await this.run(e, fp, base === 0 ? {} : { whole }, false);
-      if (done === 'stopped') return { kind: 'stopped' };
+      this.foreground = startIndex(this.paths, e, fp, { whole });
+      await this.foreground.done;
     } catch (err) {
+      if (this.stopping) return { kind: 'stopped' };
       this.say(`indexing ${e.name} failed: ${(err as Error).message}`);
       return { kind: 'failed', error: (err as Error).message };
     } finally {
       clearInterval(ticker);
+      this.foreground = undefined;
     }
     const duration = Date.now() - started;
     if (size.bytes > 1e6) this.rate = size.bytes / duration;
     this.say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s`);
     await this.prune(e, size.bytes);
-    const next: Saved = {
-      fingerprint: fp,
-      indexed_at: new Date().toISOString(),
-      duration_ms: whole || !saved ? duration : saved.duration_ms,
-      bytes: size.bytes,
-      name: e.name,
-      kind: e.kind,
-      dir: e.dir,
-      base_shards: whole ? shardCount(this.paths.index, e.name) : base,
+    const first = base === 0 || whole;
+    return {
+      kind: 'indexed',
+      duration,
+      saved: {
+        fingerprint: fp,
+        indexed_at: new Date().toISOString(),
+        // What a whole build of it takes: the estimate of the next first index.
+        duration_ms: first || !saved ? duration : saved.duration_ms,
+        bytes: size.bytes,
+        name: e.name,
+        kind: e.kind,
+        dir: e.dir,
+        base_shards: first ? shardCount(this.paths.index, e.name) : base,
+      },
     };
-    return { kind: 'indexed', saved: next, duration };
   }
 
-  /** Whether `e` has deltas enough to be built whole while nothing changes. */
-  wantsCompaction(e: RepoEntry, saved: Saved | undefined): boolean {
-    if (!saved || saved.name !== e.name) return false;
-    return shardCount(this.paths.index, e.name) - (saved.base_shards ?? 1) >= COMPACT_AFTER_DELTAS;
+  /** Whether `e` has gathered deltas enough to be built whole in the background (and none is under way). */
+  wantsWholeBuild(e: RepoEntry, saved: Saved | undefined): boolean {
+    if (this.background || !saved || saved.name !== e.name) return false;
+    return shardCount(this.paths.index, e.name) - (saved.base_shards ?? 1) >= WHOLE_AFTER_DELTAS;
+  }
+
+  /** Starts building `e` whole in the background, at the snapshot it is indexed at. */
+  startWholeBuild(e: RepoEntry, saved: Saved): void {
+    this.say(`building ${e.name} whole in the background (${shardCount(this.paths.index, e.name)} shards)`);
+    const bg: Background = { e, started: Date.now(), job: startIndex(this.paths, e, saved.fingerprint, { whole: true, swap: false, lane: 'background' }) };
+    this.background = bg;
+    bg.job.done.then(
+      () => (bg.result = 'built'),
+      (err: Error) => {
+        bg.result = 'failed';
+        if (!this.stopping) this.say(`building ${e.name} whole failed: ${err.message}`);
+      },
+    ).finally(() => this.backgroundEnded());
+  }
+
+  /** The repository of a background build that has ended, if one has. */
+  get backgroundDone(): RepoEntry | undefined {
+    return this.background?.result ? this.background.e : undefined;
   }
 
   /**
-   * Builds `e` whole at the snapshot it is indexed at, and swaps it in. Resolves with the new
-   * saved state, or undefined when stopped by a change (see stopCompaction) or failed.
+   * Takes in an ended background build: what changed since it began is added to it as a delta
+   * (at `saved`, the snapshot the index holds now), and it is swapped in. Undefined when the
+   * build failed or its repository left the list; the build is dropped then.
    */
-  async compact(e: RepoEntry, saved: Saved): Promise<Saved | undefined> {
-    const started = Date.now();
-    this.say(`building ${e.name} whole while nothing changes (${shardCount(this.paths.index, e.name)} shards)`);
-    try {
-      if ((await this.run(e, saved.fingerprint, { whole: true }, true)) === 'stopped') {
-        this.say(`building ${e.name} whole: stopped by a change, done again later`);
-        return undefined;
-      }
-    } catch (err) {
-      this.say(`building ${e.name} whole failed: ${(err as Error).message}`);
+  async finishWholeBuild(e: RepoEntry | undefined, saved: Saved | undefined): Promise<Saved | undefined> {
+    const bg = this.background;
+    if (!bg?.result) return undefined;
+    this.background = undefined;
+    const dir = wholeBuildDir(this.paths, bg.e);
+    if (bg.result === 'failed' || !e || !saved || e.dir !== bg.e.dir || e.name !== bg.e.name) {
+      rmSync(dir, { recursive: true, force: true });
       return undefined;
     }
-    const duration = Date.now() - started;
-    this.say(`built ${e.name} whole in ${(duration / 1000).toFixed(1)} s`);
-    return { ...saved, duration_ms: duration, base_shards: shardCount(this.paths.index, e.name) };
-  }
-
-  /** A change came: a whole build done only to tidy up stops (the change is indexed first). */
-  stopCompaction(): void {
-    const job = this.job;
-    if (!job?.compaction || job.stopped) return;
-    job.stopped = true;
-    const pid = job.started.child?.pid;
-    if (pid) void stopProcess(pid);
+    const wholeShards = shardCount(dir, e.name);
+    try {
+      this.foreground = startIndex(this.paths, e, saved.fingerprint, { whole: false, into: dir });
+      await this.foreground.done;
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      if (!this.stopping) this.say(`bringing the whole build of ${e.name} up to date failed: ${(err as Error).message}`);
+      return undefined;
+    } finally {
+      this.foreground = undefined;
+    }
+    swapIn(dir, this.paths.index, e.name);
+    const duration = Date.now() - bg.started;
+    this.say(`built ${e.name} whole in ${(duration / 1000).toFixed(1)} s, swapped in (${shardCount(this.paths.index, e.name)} shards)`);
+    await this.prune(e, saved.bytes);
+    return { ...saved, duration_ms: duration, base_shards: wholeShards };
   }
 
   /** Stops whatever indexer runs (the supervisor is stopping). */
   async stop(): Promise<void> {
-    const job = this.job;
-    if (!job) return;
-    job.stopped = true;
-    const pid = job.started.child?.pid;
-    if (pid) await stopProcess(pid);
-  }
-
-  private async run(e: RepoEntry, fp: string, opts: { whole?: boolean }, compaction: boolean): Promise<'done' | 'stopped'> {
-    const job: NonNullable<IndexRunner['job']> = { started: startIndex(this.paths, e, fp, opts), compaction };
-    this.job = job;
-    try {
-      await job.started.done;
-      return 'done';
-    } catch (err) {
-      if (job.stopped) return 'stopped';
-      throw err;
-    } finally {
-      if (this.job === job) this.job = undefined;
-      // A whole build stopped half-way leaves its folder; the next one starts afresh anyway.
-      if (job.stopped) rmSync(join(this.paths.index, '..', 'whole-build'), { recursive: true, force: true });
+    this.stopping = true;
+    for (const job of [this.foreground, this.background?.job]) {
+      const pid = job?.child?.pid;
+      if (pid) await stopProcess(pid);
     }
   }
 
+  /** Old snapshots go, once they take more room than the code; never while a whole build reads them. */
   private async prune(e: RepoEntry, bytes: number): Promise<void> {
+    if (this.background?.e.dir === e.dir) return;
     try {
       if (await pruneShadow(this.paths, e, bytes)) this.say(`pruned the snapshots of ${e.name} older than the one indexed`);
     } catch (err) {

@@ -13,7 +13,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from './atomic-file.js';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
 export interface IndexerPaths {
@@ -156,30 +156,53 @@ export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Pr
   return { files, bytes };
 }
 
+export interface IndexOptions {
+  /** Build it whole: by default, once it has DELTA_SHARDS_MAX shards. */
+  whole?: boolean;
+  /** Where to build: by default the index (a delta) or a folder of its own (whole). */
+  into?: string;
+  /** Swap a whole build into the index when done (default true). */
+  swap?: boolean;
+  /**
+   * 'background': a whole build beside the foreground's deltas: it indexes the snapshot last
+   * committed to the shadow as it is (it commits nothing, so the two never contend for its
+   * branch), and keeps a pid file and a log of its own.
+   */
+  lane?: 'foreground' | 'background';
+}
+
+/** Where a whole build of `e` is made before it is swapped in. */
+export function wholeBuildDir(paths: IndexerPaths, e: Pick<RepoEntry, 'dir'>): string {
+  return join(paths.index, '..', 'whole-build', basename(shadowDir(paths, e), '.git'));
+}
+
 /**
- * Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint actually indexed.
- * `whole`: build it whole and swap it in (by default, once it has DELTA_SHARDS_MAX shards).
+ * Starts indexing `e` at fingerprint `fp`; `done` resolves with the fingerprint indexed (for the
+ * background lane, the snapshot last committed, whichever it is).
  */
-export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: { whole?: boolean } = {}): { child?: ChildProcess; done: Promise<string> } {
+export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: IndexOptions = {}): { child?: ChildProcess; done: Promise<string> } {
   let child: ChildProcess | undefined;
+  const lane = opts.lane ?? 'foreground';
   const done = (async (): Promise<string> => {
     // Zoekt indexes a git repository by name (and cannot open a linked work tree): the snapshot
     // is committed in the shadow repository, named as the entry is, and that is indexed. No
     // parent: a snapshot's history is never needed (a delta build diffs the indexed commit with
     // this one), and without one the snapshots before it can be pruned.
-    const tree = fp.slice('tree:'.length);
-    const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
-    await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
+    if (lane === 'foreground') {
+      const tree = fp.slice('tree:'.length);
+      const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
+      await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
+    }
     const repoDir = shadowDir(paths, e);
     // -delta indexes only the files that changed since the indexed commit, in a shard of their
     // own, and marks their old copies deleted (in .meta files beside the older shards); shards
-    // and deleted copies add up (counts creep), so once there are DELTA_SHARDS_MAX the repository
-    // is built whole again, in a folder of its own, and swapped in (see swapIn). Zoekt's own
-    // fallback (-delta_threshold) and a whole build in place both left the .meta of a shard
-    // number the new build reused: on Go's tree the last edit was then never found.
+    // and deleted copies add up (counts creep), so the repository is built whole again now and
+    // then, in a folder of its own, and swapped in (see swapIn). Zoekt's own fallback
+    // (-delta_threshold) and a whole build in place both left the .meta of a shard number the
+    // new build reused: on Go's tree the last edit was then never found.
     // Delta builds need submodules off; a shadow has none.
     const whole = opts.whole ?? shardCount(paths.index, e.name) >= DELTA_SHARDS_MAX;
-    const target = whole ? join(paths.index, '..', 'whole-build') : paths.index;
+    const target = opts.into ?? (whole ? wholeBuildDir(paths, e) : paths.index);
     if (whole) {
       rmSync(target, { recursive: true, force: true });
       mkdirSync(target, { recursive: true });
@@ -188,7 +211,8 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
     // Its output goes to a file, not through this process: should this process die, the indexer
     // must not die of a broken pipe on its next line of output, but stay until the successor
     // (which finds it by its pid file) stops it in an orderly way.
-    const errPath = indexerLogFile(paths);
+    const errPath = indexerLogFile(paths, lane);
+    const pidFile = indexerPidFile(paths, lane);
     const errFd = openSync(errPath, 'w');
     await new Promise<void>((resolve, reject) => {
       try {
@@ -199,10 +223,10 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
       } finally {
         closeSync(errFd);
       }
-      if (child.pid) writeFileAtomically(indexerPidFile(paths), String(child.pid));
+      if (child.pid) writeFileAtomically(pidFile, String(child.pid));
       child.on('error', reject);
       child.on('exit', (code, signal) => {
-        rmSync(indexerPidFile(paths), { force: true });
+        rmSync(pidFile, { force: true });
         let err = '';
         try {
           err = readFileSync(errPath, 'utf8');
@@ -214,7 +238,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
         else reject(new Error(`zoekt-git-index ${signal ? `was stopped by ${signal}` : `exited ${code}`}: ${err.trim().split('\n').slice(-2).join(' ')}`));
       });
     });
-    if (whole) swapIn(target, paths.index, e.name);
+    if (whole && opts.swap !== false) swapIn(target, paths.index, e.name);
     return fp;
   })();
   return {
@@ -226,13 +250,13 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
 }
 
 /** Where the running indexer's pid is kept, beside the index it writes. */
-export function indexerPidFile(paths: IndexerPaths): string {
-  return join(paths.index, '..', 'indexer.pid');
+export function indexerPidFile(paths: IndexerPaths, lane: IndexOptions['lane'] = 'foreground'): string {
+  return join(paths.index, '..', lane === 'background' ? 'indexer-whole.pid' : 'indexer.pid');
 }
 
 /** The running (or last) indexer's output; copied into the supervisor's log when it ends. */
-function indexerLogFile(paths: IndexerPaths): string {
-  return join(paths.index, '..', 'indexer.log');
+function indexerLogFile(paths: IndexerPaths, lane: IndexOptions['lane']): string {
+  return join(paths.index, '..', lane === 'background' ? 'indexer-whole.log' : 'indexer.log');
 }
 
 /** Go's url.QueryEscape, which Zoekt applies to a repository name to name its shards. */
@@ -278,13 +302,15 @@ function removeIndexFiles(indexDir: string, remove: (file: string) => boolean): 
  * each new shard renamed in (atomically, over an old one of the same name), then the old shards
  * left over. Searches meanwhile see the old shards, briefly without their marks, then the new.
  */
-function swapIn(built: string, index: string, name: string): void {
+export function swapIn(built: string, index: string, name: string): void {
   const old = readdirSync(index).filter((f) => isShardOf(f, name));
   for (const f of old.filter((f) => f.endsWith('.meta'))) rmSync(join(index, f), { force: true });
   const fresh = readdirSync(built).filter((f) => isShardOf(f, name));
   for (const f of fresh) renameSync(join(built, f), join(index, f));
   for (const f of old) if (!f.endsWith('.meta') && !fresh.includes(f)) rmSync(join(index, f), { force: true });
   rmSync(built, { recursive: true, force: true });
+  // The folder of whole builds goes too once none is left in it.
+  if (readdirSync(dirname(built)).length === 0) rmSync(dirname(built), { recursive: true, force: true });
 }
 
 /** Shards a repository may have (a whole build's and its deltas') before it is built whole again. */

@@ -95,7 +95,7 @@ export class Supervisor {
       log: (line) => process.stderr.write(line),
     };
     this.statePath = join(opts.data, 'state.json');
-    this.runner = new IndexRunner(this.paths, say);
+    this.runner = new IndexRunner(this.paths, say, () => this.wake?.());
     this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
     this.leases = new LeaseServer(opts.socket, {
       joined: (c) => this.joined(c),
@@ -113,7 +113,7 @@ export class Supervisor {
   async run(): Promise<void> {
     mkdirSync(this.paths.index, { recursive: true });
     this.loadState();
-    await this.runner.stopLeftover();
+    await this.runner.stopLeftovers();
     // Nobody connected within the linger time after start (the spawner died): stop.
     this.armLinger(Math.max(this.opts.lingerMs, 10_000));
     await this.webserver.start(() => this.markStarted());
@@ -308,7 +308,7 @@ export class Supervisor {
         await this.refresh(e);
       }
       if (this.stopping) break;
-      await this.compactOne();
+      await this.wholeBuilds();
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
@@ -349,7 +349,6 @@ export class Supervisor {
   private changed(dir: string): void {
     this.dirty.add(dir);
     this.lastChange = Date.now();
-    this.runner.stopCompaction();
     const st = this.status.get(dir);
     if (st && st.has_index && !st.changed_at) this.set(dir, { changed_at: new Date().toISOString() });
     if (!this.wakeTimer) {
@@ -408,17 +407,26 @@ export class Supervisor {
     });
   }
 
-  /** Nothing changed for a while: build whole one repository that has gathered deltas. */
-  private async compactOne(): Promise<void> {
+  /**
+   * A whole build that ended in the background is brought up to date and swapped in; when
+   * nothing has changed for idleBuildMs, one repository that has gathered deltas is built whole
+   * in the background.
+   */
+  private async wholeBuilds(): Promise<void> {
+    const done = this.runner.backgroundDone;
+    if (done) {
+      const e = this.plan.wanted.find((w) => w.dir === done.dir);
+      const saved = e ? this.state.repos[e.dir] : undefined;
+      const next = await this.runner.finishWholeBuild(e, saved);
+      if (next && !this.stopping && this.state.repos[next.dir] === saved) {
+        this.state.repos[next.dir] = next;
+        this.saveState();
+      }
+    }
     const idle = this.opts.idleBuildMs;
     if (!idle || this.dirty.size || Date.now() - this.lastChange < idle) return;
-    const e = this.plan.wanted.find((w) => this.status.get(w.dir)?.state === 'ready' && this.runner.wantsCompaction(w, this.state.repos[w.dir]));
-    if (!e) return;
-    const saved = this.state.repos[e.dir]!;
-    const next = await this.runner.compact(e, saved);
-    if (!next || this.stopping || this.state.repos[e.dir] !== saved) return;
-    this.state.repos[e.dir] = next;
-    this.saveState();
+    const e = this.plan.wanted.find((w) => this.status.get(w.dir)?.state === 'ready' && this.runner.wantsWholeBuild(w, this.state.repos[w.dir]));
+    if (e) this.runner.startWholeBuild(e, this.state.repos[e.dir]!);
   }
 
   /** Stops the indexer and Zoekt, then gives up the socket; the caller exits. */
