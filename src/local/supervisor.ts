@@ -14,9 +14,10 @@
  * their uncommitted edits, and plain directories) and checked when they change, and every
  * `pollMs` the lists are read again and unwatchable folders checked.
  */
-import { mkdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
+import { FolderWatch } from './folder-watch.js';
 import { IndexRunner, type Saved } from './index-runner.js';
 import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
@@ -72,16 +73,12 @@ export class Supervisor {
   private lists = new Map<string, ClientState>();
   private plan: Plan = reconcile([], [], 0, 0);
   private status = new Map<string, RepoStatus>();
-  private watchers = new Map<string, FSWatcher>();
-  private dirty = new Set<string>();
-  private lastCheck = new Map<string, number>();
-  private lastChange = 0;
+  private readonly folders = new FolderWatch({ changed: (dir) => this.changed(dir), settled: () => this.wake?.() });
   private pass = 0;
   private stopping = false;
   private swept = false;
   private lingerTimer?: NodeJS.Timeout;
   private broadcastTimer?: NodeJS.Timeout;
-  private wakeTimer?: NodeJS.Timeout;
   private wake?: () => void;
   private markStarted!: () => void;
   private readonly started = new Promise<void>((r) => (this.markStarted = r));
@@ -273,15 +270,10 @@ export class Supervisor {
     const wanted = new Set(plan.wanted.map((e) => e.dir));
     for (const e of plan.wanted) {
       const st = this.status.get(e.dir);
-      if (!st || st.name !== e.name) this.status.set(e.dir, this.repoStatus({ ...e, dir: e.dir }));
-      if (!this.watchers.has(e.dir)) this.watch(e);
+      if (!st || st.name !== e.name) this.status.set(e.dir, this.repoStatus(e));
     }
     for (const dir of [...this.status.keys()]) if (!wanted.has(dir)) this.status.delete(dir);
-    for (const [dir, w] of [...this.watchers]) {
-      if (wanted.has(dir)) continue;
-      w.close();
-      this.watchers.delete(dir);
-    }
+    this.folders.follow(wanted);
     // Shards and shadows of no repository the index keeps: left by a state file lost, or an index
     // interrupted (its temporary files, at the first pass only).
     if (this.lists.size === 0) return this.broadcast();
@@ -302,9 +294,9 @@ export class Supervisor {
       }
       for (const e of [...this.plan.wanted]) {
         if (this.stopping) break;
-        if (!this.status.has(e.dir) || this.quiet(e)) continue;
-        this.dirty.delete(e.dir);
-        this.lastCheck.set(e.dir, Date.now());
+        const st = this.status.get(e.dir);
+        if (!st || !this.folders.due(e.dir, st.state === 'ready')) continue;
+        this.folders.checking(e.dir);
         await this.refresh(e);
       }
       if (this.stopping) break;
@@ -313,8 +305,8 @@ export class Supervisor {
       this.broadcast();
       await new Promise<void>((resolve) => {
         // Woken when idle long enough for a whole build, too.
-        const idleLeft = this.opts.idleBuildMs ? this.lastChange + this.opts.idleBuildMs - Date.now() : Infinity;
-        const t = setTimeout(resolve, this.dirty.size ? 0 : Math.max(0, Math.min(this.opts.pollMs, idleLeft > 0 ? idleLeft + 10 : this.opts.pollMs)));
+        const idleLeft = this.opts.idleBuildMs ? this.folders.lastChange + this.opts.idleBuildMs - Date.now() : Infinity;
+        const t = setTimeout(resolve, this.folders.pending ? 0 : Math.min(this.opts.pollMs, idleLeft > 0 ? idleLeft + 10 : this.opts.pollMs));
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -324,45 +316,10 @@ export class Supervisor {
     }
   }
 
-  /**
-   * Listed folders are watched (inotify, FSEvents): a change marks the folder for a check, soon,
-   * and the index as behind. Checking one means reading the metadata of every file, so a watched
-   * folder that reported nothing is only checked once a minute, in case the watch missed something.
-   */
-  private watch(e: RepoEntry): void {
-    try {
-      const w = watch(e.dir, { recursive: true }, (_event, file) => {
-        // Git's own bookkeeping is not a change of the files (a commit changes none of them).
-        if (typeof file === 'string' && (file === '.git' || file.startsWith('.git/'))) return;
-        this.changed(e.dir);
-      });
-      w.on('error', () => {
-        w.close();
-        this.watchers.delete(e.dir);
-      });
-      this.watchers.set(e.dir, w);
-    } catch {
-      // Not watchable (too many folders for inotify, …): checked every pass instead.
-    }
-  }
-
+  /** A listed folder changed: its index is behind from now until a check finds it current. */
   private changed(dir: string): void {
-    this.dirty.add(dir);
-    this.lastChange = Date.now();
     const st = this.status.get(dir);
     if (st && st.has_index && !st.changed_at) this.set(dir, { changed_at: new Date().toISOString() });
-    if (!this.wakeTimer) {
-      this.wakeTimer = setTimeout(() => {
-        this.wakeTimer = undefined;
-        this.wake?.();
-      }, 200);
-    }
-  }
-
-  private quiet(e: RepoEntry): boolean {
-    if (!this.watchers.has(e.dir) || this.dirty.has(e.dir)) return false;
-    if (this.status.get(e.dir)?.state !== 'ready') return false;
-    return Date.now() - (this.lastCheck.get(e.dir) ?? 0) < 60_000;
   }
 
   private set(dir: string, patch: Partial<RepoStatus>): void {
@@ -424,7 +381,7 @@ export class Supervisor {
       }
     }
     const idle = this.opts.idleBuildMs;
-    if (!idle || this.dirty.size || Date.now() - this.lastChange < idle) return;
+    if (!idle || this.folders.pending || Date.now() - this.folders.lastChange < idle) return;
     const e = this.plan.wanted.find((w) => this.status.get(w.dir)?.state === 'ready' && this.runner.wantsWholeBuild(w, this.state.repos[w.dir]));
     if (e) this.runner.startWholeBuild(e, this.state.repos[e.dir]!);
   }
@@ -435,10 +392,9 @@ export class Supervisor {
     this.stopping = true;
     say(`stopping: ${reason}`);
     this.wake?.();
-    for (const w of this.watchers.values()) w.close();
+    this.folders.close();
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     if (this.broadcastTimer) clearTimeout(this.broadcastTimer);
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
     // The socket stays bound until the indexer and Zoekt are gone (leases asked for meanwhile
     // are refused): a successor never indexes beside this one, nor adopts a webserver being stopped.
     this.leases.closeAll();
