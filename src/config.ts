@@ -439,7 +439,7 @@ export const SERVE_ENV = {
     default: 10_000,
     min: 0,
     max: 86_400_000,
-    description: 'how long no listed folder must change before a repository indexed in several deltas is built whole in the background (a change meanwhile stops that build, so no edit waits for it); 0 turns it off, and the change after nine deltas is built whole instead',
+    description: 'how long no listed folder must change before a repository indexed in several deltas is built whole in the background (edits go on as deltas meanwhile, and the build takes them in when it ends); 0 turns it off, and the change after nine deltas waits for a whole build instead',
   },
   keepUnlistedMs: {
     env: 'ZOEKT_MCP_KEEP_UNLISTED_MS',
