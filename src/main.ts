@@ -10,7 +10,7 @@ export interface MainOptions {
   /** The local serve command's view of the index it keeps (src/local/serve.ts). */
   local?: LocalStatusSource;
   /** The repositories of the local serve command's list: every answer is confined to them. */
-  listed?: () => readonly string[];
+  listed?: () => readonly string[] | undefined;
 }
 
 /** Runs the server as `zoekt-mcp ARGS` would with environment `env`; resolves to the exit code. */

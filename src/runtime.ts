@@ -81,7 +81,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
 
 /** A runtime as the configuration says: its backends, cache, scope, limits and cursor key. */
 /** `listed`: the local serve command's repositories, the only ones its answers may show. */
-export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStatusSource, listed?: () => readonly string[]): Runtime {
+export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStatusSource, listed?: () => readonly string[] | undefined): Runtime {
   const metrics = new Metrics();
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log, metrics });
   return createRuntime({
@@ -102,10 +102,12 @@ export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStat
  * The local serve command's list as the scope: exactly its repositories (those --allow-repos
  * also allows, if given), made again only when the list changes.
  */
-function listScope(allowed: RepoScope, names: () => readonly string[]): () => RepoScope {
+function listScope(allowed: RepoScope, names: () => readonly string[] | undefined): () => RepoScope {
   let made: { key: string; scope: RepoScope } | undefined;
   return () => {
-    const now = names().filter((n) => allowed.allows(n));
+    const listed = names();
+    if (!listed) return allowed;
+    const now = listed.filter((n) => allowed.allows(n));
     const key = now.join('\n');
     if (made?.key !== key) made = { key, scope: RepoScope.exactly(now) };
     return made.scope;

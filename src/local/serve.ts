@@ -177,7 +177,9 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     leasing.then(
       (l) => {
         lease = l;
-        for (const e of l.status().list_errors) say(`repo list: ${e}`);
+        const s = l.status();
+        say(`leased on the local supervisor ${s.pid}${s.foreign_zoekt ? `; the Zoekt at ${url} is not its own, so answers are not confined to ${list.label}` : ''}`);
+        for (const e of s.list_errors) say(`repo list: ${e}`);
       },
       (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
     );
@@ -215,13 +217,15 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
  * This client's repositories, the only ones its answers show: as the supervisor names them, or,
  * before its first status, as this process reads the list itself.
  */
-function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): () => readonly string[] {
+function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): () => readonly string[] | undefined {
   let own: readonly string[] | undefined;
   let names: readonly string[] = [];
   let from: SupervisorStatus | undefined;
   return () => {
     const s = status();
     if (!s) return (own ??= readRepoList(list).entries.map((e) => e.name));
+    // A Zoekt found on the port serves its own index: there is no list to confine answers to.
+    if (s.foreign_zoekt) return undefined;
     if (s !== from) {
       from = s;
       names = s.repos.map((r) => r.name);
@@ -253,7 +257,7 @@ function startServer(
   rest: string[],
   http: boolean,
   local: LocalStatusSource,
-  listed: () => readonly string[],
+  listed: () => readonly string[] | undefined,
   data: string,
 ): Promise<number> {
   if (http) say('serving MCP over HTTP');

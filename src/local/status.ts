@@ -75,6 +75,11 @@ export interface SupervisorStatus {
   starting?: boolean;
   /** Zoekt could not be started (or restarted). */
   zoekt_error?: string;
+  /**
+   * The Zoekt at zoekt_url was found answering on the port and is not this data folder's: it
+   * serves an index of its own, so clients are not confined to their lists.
+   */
+  foreign_zoekt?: boolean;
 }
 
 /** "about 12 s" from milliseconds. */

@@ -136,6 +136,7 @@ export class Supervisor {
       list_errors: mine?.errors ?? list?.errors ?? [],
       repos: entries.map((e) => this.repoStatus(e)),
       ...(this.webserver.error ? { zoekt_error: this.webserver.error } : {}),
+      ...(this.webserver.foreign ? { foreign_zoekt: true } : {}),
     };
   }
 

@@ -33,6 +33,8 @@ export async function answers(url: string): Promise<boolean> {
 
 export class Webserver {
   url = '';
+  /** A zoekt-webserver found answering on the port, not this data folder's: what it holds is not ours to know. */
+  foreign = false;
   /** Why it could not be started (or restarted), while that is so. */
   error?: string;
   private child?: ChildProcess;
@@ -81,8 +83,9 @@ export class Webserver {
     if (port !== 0) {
       const url = `http://127.0.0.1:${port}`;
       if (await answers(url)) {
-        this.o.say(`reusing the zoekt-webserver already answering at ${url}`);
+        this.o.say(`reusing the zoekt-webserver already answering at ${url}; it does not serve this data folder's index`);
         this.url = url;
+        this.foreign = true;
         known();
         return;
       }

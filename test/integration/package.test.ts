@@ -67,16 +67,18 @@ async function connect(command: string, args: string[], env: Record<string, stri
 }
 
 describe('npm pack', () => {
-  it('packs the built server, its two commands with what they run, the extractor with its grammars, the license and the README, and nothing else', () => {
+  it('packs the built server, its two commands with what they run, the extractor with its grammars, the license, the README and the docs it links to, and nothing else', () => {
     const sources = walk(join(ROOT, 'src')).filter((f) => f.endsWith('.ts'));
     for (const src of sources) expect(packed, src).toContain(`dist/${relative(join(ROOT, 'src'), src).replace(/\.ts$/, '.js')}`);
     const grammars = GRAMMARS.map((g) => `dist/grammars/${g.wasm}`).sort();
     const rest = packed.filter((f) => !/^dist\/.*\.js$/.test(f));
+    const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).sort();
     expect(rest).toEqual([
       'LICENSE',
       'README.md',
       ...grammars,
       'dist/tools-list.json',
+      ...docs,
       'package.json',
       'scripts/install-zoekt.sh',
       'scripts/serve.sh',

@@ -20,7 +20,7 @@ import type { CodeSearchOutput } from '../../src/search/code.js';
 import { gate } from '../support/gate.js';
 import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
-import { allIndexed, supervisorGone } from '../support/local.js';
+import { allIndexed, supervisorGone, waitFor } from '../support/local.js';
 import { freePort, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
@@ -196,6 +196,11 @@ describe('scripts/serve.sh --http', () => {
     const served = await serveHttp(Number(new URL(held.url).port));
     try {
       const mcp = await connectStreamable(served.url);
+      // The supervisor has said this Zoekt is not its own (so answers are not confined to the
+      // clone's list); until it has, a server serves its own list only.
+      await waitFor('the lease', async () => /leased on the local supervisor \d+; the Zoekt at .* is not its own/.test(served.stderr())).catch((err: Error) => {
+        throw new Error(`${err.message}; serve.sh said: ${served.stderr().slice(-600)}`);
+      });
       const pending = call(mcp.client, 'search_code', { query: 'paginate_marker', repos: [`${REPO_PREFIX}manyhits`], limit: 3 });
       pending.catch(() => undefined); // awaited below
       await held.arrived;
