@@ -14,6 +14,8 @@ import type { MissingBackend, RepoListResult, SearchResult, StopCause } from './
 
 /** How long a backend's list of repositories is trusted for routing before it is asked again. */
 const REPO_MAP_TTL_MS = 30_000;
+/** How soon the map is read again when the scope names a repository it does not hold. */
+const MISSING_RECHECK_MS = 1000;
 
 /** Failures that say the request is wrong: every backend would answer the same. */
 const REQUEST_ERRORS = new Set(['QUERY_ERROR', 'INVALID_ARGUMENT']);
@@ -150,9 +152,10 @@ export class ZoektFleet {
       }
     }
     // A repository the scope names that the map does not hold may have been indexed since: the
-    // map is read again for the next call, and this one goes without IDs (the query confines it).
+    // map is read again for a later call (at most once a second: one that never gets indexed
+    // must not cost a listing per call), and this one goes without IDs (the query confines it).
     if (allowed.size === 0 || expected.some((n) => !seen.has(n))) {
-      for (const k of this.known.values()) k.at = 0;
+      for (const k of this.known.values()) if (k.at < Date.now() - MISSING_RECHECK_MS) k.at = 0;
       return undefined;
     }
     for (const id of allowed) if (others.has(id)) return undefined;
