@@ -55,6 +55,8 @@ const CodeFileResult = z.object({
   binary: z.boolean().optional(),
   matches: z.array(CodeMatch),
   omitted_matches: z.number().int(),
+  /** Zoekt was asked for this file's first matches only: `omitted_matches` is a lower bound. */
+  omitted_at_least: z.literal(true).optional(),
 });
 export type CodeFileResult = z.infer<typeof CodeFileResult>;
 
@@ -71,6 +73,25 @@ export const CodeSearchOutput = z.object({
 export type CodeSearchOutput = z.infer<typeof CodeSearchOutput>;
 
 export const CODE_DEFAULTS = { case_sensitive: 'auto' as CaseMode, context_lines: 1, max_matches_per_file: 5, limit: 10 };
+
+/**
+ * Matches Zoekt sends per matched line a page shows: a line holds several matches of a short
+ * term, and the first `max_matches_per_file` lines of a file need all of theirs.
+ */
+const MATCHES_PER_LINE = 10;
+/**
+ * A ranked window's match cap, in pages of files at `max_matches_per_file` lines each: room for
+ * the page and the next (the window cache serves it) before the cap ends the relevance order.
+ */
+const RANKED_CAP_PAGES = 4;
+/** The most matches one ranked window brings (about 2.5 MB of Zoekt's JSON), whatever the page asks. */
+const RANKED_CAP_MAX = 20_000;
+
+/** What one page asks Zoekt for (file-walk.ts has the plan): matches per file, and per window. */
+export function matchCaps(limit: number, maxPerFile: number): { matchesPerFile: number; maxMatches: number } {
+  const matchesPerFile = maxPerFile * MATCHES_PER_LINE;
+  return { matchesPerFile, maxMatches: Math.min(RANKED_CAP_MAX, matchesPerFile * limit * RANKED_CAP_PAGES) };
+}
 
 export function buildCodeQuery(args: CodeSearchArgs): string {
   if (args.query.trim() === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
@@ -131,7 +152,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
     args: { ...args },
     limit,
     fetch: async (offset) => {
-      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal }, offset, limit);
+      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal, ...matchCaps(limit, maxPerFile) }, offset, limit);
       return { ...walked, items: walked.files };
     },
     emptyHint: async () => zeroResultHint(searcher, args, branch, await skipped, signal),
@@ -246,6 +267,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
     omitted_matches: binary ? matchLines.length : matchLines.length - shown.length,
   };
   if (binary) result.binary = true;
+  if (file.matchesCut) result.omitted_at_least = true;
   if (file.branches.length) result.branches = file.branches;
   if (file.version) result.version = file.version;
   if (pathMatch) result.path_match = true;

@@ -14,6 +14,17 @@
  * Both parts are fixed by the index alone, so the order is one total order that any replica
  * can resume from an offset. A walk reaches at most `walkFiles` files; past that, and when Zoekt
  * itself stopped early, the page says so in `partial`.
+ *
+ * The fetch plan of a page with matched lines (search_code) asks Zoekt for what the page shows:
+ * - ranked windows carry a match cap (`maxMatches`, Zoekt's MaxMatchDisplayCount), so a file
+ *   with thousands of matching lines cannot fill the answer. Zoekt's cap counts the whole answer
+ *   and stops sending files where it runs out, so the relevance-ordered part then ends above the
+ *   score of the file it ran out in (`cutAt`): that score is fixed by the index and the cap alone
+ *   (the files above it, and their matches, are the same in any order Zoekt breaks ties in);
+ * - a page in the path-ordered part asks for its own files only, with a cap of
+ *   `matchesPerFile` each; a file cut there shows its first matches, and its count of the rest is
+ *   a lower bound (`FileHit.matchesCut`);
+ * - the counts come from Zoekt's stats, which its display caps do not change.
  */
 import * as q from '../zoekt/query.js';
 import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
@@ -22,15 +33,16 @@ import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from
 import { sortRanked } from './paging.js';
 import { derived, windowId, type Window } from './window-cache.js';
 
-/** Files whose matched lines one restricted search fetches for the path-ordered part. */
-const TAIL_BLOCK = 100;
-
 export interface FileWalkRequest {
   query: string;
   contextLines?: number;
   /** Whether pages need the files' matched lines (search_code) or only their names (search_files). */
   content: boolean;
   signal?: AbortSignal | undefined;
+  /** Matches one ranked window brings at most, all files together (Zoekt's MaxMatchDisplayCount). */
+  maxMatches?: number | undefined;
+  /** Matches brought per file of the path-ordered part (the page shows fewer lines than this). */
+  matchesPerFile?: number | undefined;
 }
 
 export interface FileWalkPage {
@@ -80,18 +92,21 @@ const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
 
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
-  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0 };
+  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches };
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
-  const { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1);
-  if (within || head.exhausted) {
+  let { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1);
+  const cut = head.cutAt !== undefined;
+  if ((within && !(cut && page.items.length < limit)) || head.exhausted) {
     const order = within ? undefined : walkOrder(head, limits.rankedFiles);
     const items = order ? order.slice(offset, offset + limit) : page.items;
     const more = order ? order.length > offset + limit : page.hasMore;
     const total = Math.max(head.stats.fileCount, head.exhausted ? head.files.length : 0);
     return { files: items, more, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
   }
+  // The match cap ended the ranked part before this page: the whole of it, from the cached window.
+  if (within) ({ page, window: head } = await searcher.filePage(ranked, 0, limits.rankedFiles, limits.rankedFiles + 1));
 
   const headFiles = page.items;
   // type:filename keeps the answer's files and drops their lines; Zoekt lifts it to the root,
@@ -112,20 +127,12 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   const from = Math.max(offset, headFiles.length) - headFiles.length;
   const to = Math.min(offset + limit, reachable) - headFiles.length;
   if (from < to) {
+    const wanted = tail.slice(from, to);
     if (!req.content) {
-      files.push(...tail.slice(from, to));
+      files.push(...wanted);
     } else {
-      const hits = new Map<string, FileHit>();
-      for (let b = Math.floor(from / TAIL_BLOCK); b <= Math.floor((to - 1) / TAIL_BLOCK); b++) {
-        const block = tail.slice(b * TAIL_BLOCK, (b + 1) * TAIL_BLOCK);
-        // A path can stand once per branch version: the restricted search returns them all.
-        const paths = new Set(block.map(pathKey));
-        const versions = listing.files.filter((f) => paths.has(pathKey(f))).length;
-        const found = await searcher.filesAmong(ranked, block, versions);
-        stats.push(found.stats);
-        for (const f of found.files) hits.set(fileId(f), f);
-      }
-      for (const f of tail.slice(from, to)) {
+      const hits = await tailMatches(searcher, ranked, wanted, listing, req.matchesPerFile, stats);
+      for (const f of wanted) {
         const hit = hits.get(fileId(f));
         if (hit) files.push(hit);
         else lost = true;
@@ -134,9 +141,37 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   }
   const total = Math.max(listing.stats.fileCount, head.stats.fileCount);
   const done = summary(stats, total, limits);
-  // A file of the listing that a block no longer has: the index changed during the walk.
+  // A file of the listing that a search no longer finds: the index changed during the walk.
   if (lost && !done.partial) {
     done.partial = { reason: 'the index changed during this walk, so some files of this page are missing', hint: 'Start again from the first page (call without cursor).' };
   }
   return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...done };
+}
+
+type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal | undefined; maxMatches?: number | undefined };
+
+/**
+ * The matched lines of a page's files from the path-ordered part: one search restricted to
+ * them, with a cap of `perFile` matches each; the files that search could not bring whole (the
+ * cap ran out in one of them, and files after it were not sent) are asked for one by one, each
+ * with its own cap, at once.
+ */
+async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: FileHit[], listing: Window, perFile: number | undefined, stats: SearchStatsOut[]): Promise<Map<string, FileHit>> {
+  const hits = new Map<string, FileHit>();
+  const among = async (block: FileHit[]) => {
+    // A path can stand once per branch version: the restricted search returns them all.
+    const paths = new Set(block.map(pathKey));
+    const versions = listing.files.filter((f) => paths.has(pathKey(f))).length;
+    const found = await searcher.filesAmong({ ...ranked, maxMatches: perFile === undefined ? undefined : perFile * Math.max(versions, block.length) }, block, versions);
+    stats.push(found.stats);
+    return found;
+  };
+  const found = await among(wanted);
+  const cutAt = found.cutAt;
+  for (const f of found.files) if (cutAt === undefined || f.score > cutAt) hits.set(fileId(f), f);
+  if (cutAt === undefined) return hits;
+  const rest = wanted.filter((f) => !hits.has(fileId(f)));
+  const alone = await Promise.all(rest.map((f) => among([f])));
+  for (const w of alone) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+  return hits;
 }

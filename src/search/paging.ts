@@ -12,6 +12,11 @@ export interface RankedWindow<T> {
   items: T[];
   /** True when Zoekt had nothing beyond these items. */
   exhausted: boolean;
+  /**
+   * The match cap ran out at this score (Window.cutAt): only items scored above it are known,
+   * and no larger window would show more. The ranked order ends there.
+   */
+  cutAt?: number;
 }
 
 export interface Page<T> {
@@ -29,6 +34,13 @@ export interface PagingOrder<T> {
 
 const MAX_GROWTH_ROUNDS = 4;
 
+/** A fetched window in the total order; a cut one keeps only what lies above its cut. */
+function ranked<T>(w: RankedWindow<T>, order: PagingOrder<T>): RankedWindow<T> {
+  if (w.cutAt === undefined) return { items: sortRanked(w.items, order), exhausted: w.exhausted };
+  const cutAt = w.cutAt;
+  return { items: sortRanked(w.items.filter((i) => order.score(i) > cutAt), order), exhausted: false, cutAt };
+}
+
 export function sortRanked<T>(items: T[], order: PagingOrder<T>): T[] {
   return [...items].sort((a, b) => order.score(b) - order.score(a) || order.tieBreak(a, b));
 }
@@ -36,6 +48,8 @@ export function sortRanked<T>(items: T[], order: PagingOrder<T>): T[] {
 /** Whether `window` (sorted) decides the page [offset, offset+limit) for certain. */
 function decides<T>(window: RankedWindow<T>, offset: number, limit: number, order: PagingOrder<T>): boolean {
   if (window.exhausted) return true;
+  // A cut window holds only what lies above its cut, every item of it in its final place.
+  if (window.cutAt !== undefined) return window.items.length >= offset + limit;
   const { items } = window;
   if (items.length <= offset + limit) return false;
   const lastOnPage = items[offset + limit - 1]!;
@@ -67,7 +81,7 @@ export async function fetchPage<T>(
 ): Promise<Page<T>> {
   const { cached } = opts;
   if (cached) {
-    const window = { items: sortRanked(cached.items, order), exhausted: cached.exhausted };
+    const window = ranked(cached, order);
     if (decides(window, offset, limit, order)) return pageOf(window, offset, limit);
   }
   const cap = (n: number) => (opts.maxSize === undefined ? n : Math.max(offset + limit + 1, Math.min(n, opts.maxSize)));
@@ -75,7 +89,7 @@ export async function fetchPage<T>(
   let window: RankedWindow<T> = { items: [], exhausted: true };
   for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
     const fetched = await fetchWindow(size);
-    window = { items: sortRanked(fetched.items, order), exhausted: fetched.exhausted };
+    window = ranked(fetched, order);
     if (decides(window, offset, limit, order)) break;
     size *= 2;
   }
@@ -84,7 +98,7 @@ export async function fetchPage<T>(
 
 export function pageOf<T>(window: RankedWindow<T>, offset: number, limit: number): Page<T> {
   const items = window.items.slice(offset, offset + limit);
-  const hasMore = window.items.length > offset + limit || (!window.exhausted && items.length === limit);
+  const hasMore = window.items.length > offset + limit || (!window.exhausted && (items.length === limit || window.cutAt !== undefined));
   return { items, hasMore, window };
 }
 

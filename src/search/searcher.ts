@@ -51,9 +51,21 @@ export interface WindowRequest {
   key?: string;
   /** Neither read from nor kept in the cache: a one-off read that no later page asks for again. */
   once?: boolean;
+  /**
+   * Matches Zoekt sends at most, all files together (see SearchRequest.maxMatches): what keeps
+   * one file with thousands of matches from filling the answer. The window then ends at `cutAt`.
+   */
+  maxMatches?: number | undefined;
+  /** Under a match cap: rounds stop once this many files lie above the cut (the page's need). */
+  minFiles?: number | undefined;
 }
 
-const windowKey = (req: Omit<WindowRequest, 'size'>) => req.key ?? `ranked\u0000${req.contextLines ?? 0}\u0000${req.query}`;
+const windowKey = (req: Omit<WindowRequest, 'size'>) => {
+  const cap = req.maxMatches ?? '';
+  return req.key === undefined ? `ranked\u0000${req.contextLines ?? 0}\u0000${cap}\u0000${req.query}` : `${req.key}\u0000${cap}`;
+};
+
+const cutOf = (w: Window): { cutAt?: number } => (w.cutAt === undefined ? {} : { cutAt: w.cutAt });
 
 export class Searcher {
   /** Cursors signed with the deployment's secret and bound to this scope. */
@@ -109,11 +121,55 @@ export class Searcher {
     const key = windowKey(req);
     const cached = req.fresh || req.once ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
+    const window = req.maxMatches ? await this.cappedWindow(req, req.maxMatches) : await this.fetchWindow(req, req.query, req.size);
+    // An answer with a backend or shard missing is not kept: the next page asks again.
+    const cause = window.stats.stopped?.cause;
+    if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
+    return window;
+  }
+
+  /**
+   * A ranked window under a match cap, in rounds: each round asks for the files ranked below
+   * the last round's cut (the files above it excluded by name) with twice its cap, until the
+   * window holds `minFiles` (else `size`) files above the cut or Zoekt has no more. Each round's cut is fixed by
+   * the index, the cap and the files before it, so the rounds give one order whatever replica
+   * asks, and a file with thousands of matches costs a round, not its thousands of matches.
+   */
+  private async cappedWindow(req: WindowRequest & { repos?: string[] }, maxMatches: number): Promise<Window> {
+    const first = await this.fetchWindow(req, req.query, req.size, maxMatches);
+    let held: FileHit[] = [];
+    let last = first;
+    let cap = maxMatches;
+    while (last.cutAt !== undefined) {
+      const cutAt = last.cutAt;
+      const above = last.files.filter((f) => f.score > cutAt);
+      if (held.length + above.length >= (req.minFiles ?? req.size)) break;
+      held = [...held, ...above];
+      cap *= 2;
+      const excluded = held.map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
+      // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
+      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, req.size - held.length, cap);
+    }
+    // Counts come from the first round: the later ones leave files out on purpose.
+    const stopped = first.stats.stopped ?? last.stats.stopped;
+    const files = last === first ? first.files : [...held, ...last.files];
+    const window: Window = { files, size: req.size, exhausted: last.exhausted, stats: { ...first.stats, ...(stopped ? { stopped } : {}) } };
+    if (last.cutAt !== undefined) {
+      const cutAt = last.cutAt;
+      window.cutAt = cutAt;
+      // What it can answer for: the files above its cut.
+      window.size = files.filter((f) => f.score > cutAt).length;
+    }
+    return window;
+  }
+
+  private async fetchWindow(req: WindowRequest & { repos?: string[] }, query: string, size: number, maxMatches?: number): Promise<Window> {
     const result = await this.zoekt.search({
-      query: this.confine(req.query),
-      maxDocs: req.size,
+      query: this.confine(query),
+      maxDocs: size,
       contextLines: req.contextLines ?? 0,
       signal: req.signal,
+      ...(maxMatches ? { maxMatches } : {}),
       ...(req.repos ? { repos: req.repos } : {}),
       ...(await this.scopeIds(req.signal)),
     });
@@ -123,10 +179,8 @@ export class Searcher {
     // later page can be had, and the partial note says how to narrow instead.
     const stopped = result.stats.stopped;
     const capped = stopped?.cause === 'too_large' && stopped.maxDocs !== undefined;
-    const window: Window = { files, size: req.size, exhausted: !result.truncated || capped, stats: result.stats };
-    // An answer with a backend or shard missing is not kept: the next page asks again.
-    const cause = stopped?.cause;
-    if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
+    const window: Window = { files, size, exhausted: !result.truncated || capped, stats: result.stats };
+    if (result.cutAt !== undefined) window.cutAt = result.cutAt;
     return window;
   }
 
@@ -187,13 +241,13 @@ export class Searcher {
   async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number): Promise<{ page: Page<FileHit>; window: Window }> {
     const req = { ...query, fresh: query.fresh ?? offset === 0 };
     let last = this.peek(req);
-    const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size };
+    const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size, ...cutOf(last) };
     let fetched = false;
     const page = await fetchPage(
       async (size) => {
         fetched = true;
-        last = await this.window({ ...req, size });
-        return { items: last.files, exhausted: last.exhausted };
+        last = await this.window({ ...req, size, minFiles: offset + limit + 1 });
+        return { items: last.files, exhausted: last.exhausted, ...cutOf(last) };
       },
       offset,
       limit,

@@ -16,6 +16,11 @@ export interface Window {
   size: number;
   /** True when Zoekt had nothing beyond these files. */
   exhausted: boolean;
+  /**
+   * The match cap ran out in a file of this score (SearchResult.cutAt): only files scored above
+   * it are known whole and in order.
+   */
+  cutAt?: number;
   stats: SearchStatsOut;
 }
 

@@ -22,14 +22,16 @@ export function renderCode(out: CodeSearchOutput): string {
   for (const r of out.results) {
     const extra = [r.language, r.path_match ? 'path matches' : ''].filter(Boolean).join(', ');
     lines.push('', `${r.repo}/${r.path}${extra ? ` (${extra})` : ''}`);
-    if (r.binary) lines.push(`binary content: ${r.omitted_matches} matching line(s) not shown`);
+    const atLeast = r.omitted_at_least ? 'at least ' : '';
+    if (r.binary) lines.push(`binary content: ${atLeast}${r.omitted_matches} matching line(s) not shown`);
     for (const m of r.matches) {
       (m.before ?? []).forEach((t, i) => lines.push(`${m.line - (m.before!.length - i)}- ${t}`));
       const sym = m.symbol ? `  [${m.symbol.kind} ${m.symbol.parent ? `${m.symbol.parent}.` : ''}${m.symbol.name}]` : '';
       lines.push(`${m.line}:${m.column}: ${m.text}${sym}`);
       (m.after ?? []).forEach((t, i) => lines.push(`${m.line + i + 1}- ${t}`));
     }
-    if (r.omitted_matches > 0 && !r.binary) lines.push(`… ${r.omitted_matches} more matching line(s) in this file`);
+    if (r.omitted_matches > 0 && !r.binary) lines.push(`… ${atLeast}${r.omitted_matches} more matching line(s) in this file`);
+    else if (r.omitted_at_least && !r.binary) lines.push('… more matching lines may follow in this file (only its first matches were read)');
   }
   const { files, matches, complete } = out.stats;
   lines.push('', `${out.results.length} file(s) on this page; ${count(files, complete)} file(s), ${count(matches, complete)} match(es) in all; ${out.stats.duration_ms} ms`);

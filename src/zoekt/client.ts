@@ -50,7 +50,11 @@ export interface SearchRequest {
   query: string;
   /** How many files Zoekt returns at most, after ranking. The search itself is not cut short by it. */
   maxDocs: number;
-  /** How many matches Zoekt returns at most (all files together), after ranking; the counts stay whole. */
+  /**
+   * How many matches Zoekt returns at most (all files together), after ranking; the counts stay
+   * whole. Zoekt fills files in rank order, so the file where the cap runs out is cut
+   * (`cutAt`) and no file after it is sent.
+   */
   maxMatches?: number;
   /**
    * Zoekt stops looking in a repository's files (per shard) after this many matches: a few files
@@ -131,6 +135,17 @@ function shrink(req: SearchRequest, now: Shrink): Shrink | undefined {
   }
   return undefined;
 }
+/** Whether the match cap ran out: then the last file holds only some of its matches, and files may follow it. */
+function markCut(result: SearchResult, maxMatches: number): void {
+  let sent = 0;
+  for (const f of result.files) for (const c of f.chunks) sent += c.matchLines.length;
+  const last = result.files[result.files.length - 1];
+  if (sent < maxMatches || !last) return;
+  last.matchesCut = true;
+  result.cutAt = last.score;
+  result.truncated = true;
+}
+
 const TRANSIENT_STATUS = new Set([502, 503, 504]);
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EAI_AGAIN']);
 
@@ -215,6 +230,7 @@ export class ZoektClient {
     const body = { Q: req.query, Opts: opts, ...(req.repoIds ? { RepoIDs: req.repoIds } : {}) };
     const result = await this.postJson('api/search', body, (json) => decodeSearch(json, limits), deadline, req.signal, answerCap(req));
     result.truncated = result.files.length >= now.maxDocs;
+    if (req.maxMatches) markCut(result, req.maxMatches);
     return result;
   }
 

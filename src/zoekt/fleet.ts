@@ -71,9 +71,12 @@ export class ZoektFleet {
     // of a backend that was cut may be missing, so the merged list stops above it.
     const cuts = answered.filter((a) => a.truncated).map((a) => Math.min(...a.files.map((f) => f.score)));
     const floor = cuts.length ? Math.max(...cuts) : Number.NEGATIVE_INFINITY;
+    // A backend whose match cap ran out sent nothing below its cut: neither may the merged list.
+    const cut = answered.some((a) => a.cutAt !== undefined);
     return {
       files: answered.flatMap((a) => a.files).filter((f) => f.score > floor),
       truncated: cuts.length > 0,
+      ...(cut ? { cutAt: floor } : {}),
       stats: {
         fileCount: answered.reduce((n, a) => n + a.stats.fileCount, 0),
         matchCount: answered.reduce((n, a) => n + a.stats.matchCount, 0),

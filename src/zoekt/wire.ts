@@ -99,6 +99,11 @@ export interface FileHit {
   contentNotUtf8?: boolean;
   /** Why Zoekt kept no text of this file (binary, too large, too small …); `content` is then absent. */
   notIndexed?: string;
+  /**
+   * Zoekt sent only some of this file's matches: the answer's match cap (MaxMatchDisplayCount)
+   * ran out in it. How many more it has is not known.
+   */
+  matchesCut?: boolean;
 }
 
 /** What Zoekt stores instead of the text of a file it skipped (index/shard_builder.go, document.go). */
@@ -141,6 +146,12 @@ export interface SearchResult {
   stats: SearchStatsOut;
   /** Zoekt had more matching files than these (it cut the ranked list at MaxDocDisplayCount). */
   truncated: boolean;
+  /**
+   * The match cap ran out in a file of this score: it holds only its first matches, and no file
+   * ranked after it was sent (Zoekt's display cap is one count over the whole answer). Files of
+   * a higher score are whole; of this score or lower, any may be missing or cut.
+   */
+  cutAt?: number;
 }
 
 export interface RepoInfo {

@@ -13,7 +13,7 @@ interface Match {
   text: string;
 }
 interface CodeOut {
-  results: { path: string; matches: Match[]; path_match?: boolean }[];
+  results: { path: string; matches: Match[]; path_match?: boolean; omitted_matches: number; omitted_at_least?: true }[];
   stats: { complete: boolean; files: number };
   partial?: { reason: string; hint: string };
   next_cursor?: string;
@@ -57,13 +57,35 @@ describe('broad queries on the Go tree answer partially, never fail', { timeout:
     expectPartialAndTrue(out, textOf(result), query === 'e' ? /e/i : undefined);
   });
 
-  it('says what was given up when the answer had to be asked again smaller', async () => {
-    const result = await call(mcp.client, 'search_code', { query: '.', limit: 50 });
+  it('a query that matches nearly every character gives full pages, a cursor, and more on the next page', async () => {
+    const first = ok<CodeOut>(await call(mcp.client, 'search_code', { query: '.', limit: 10 }));
+    // Zoekt's display cap keeps the answer to what the page needs: no answer past the size bound.
+    expect(first.partial?.reason).not.toBe('too_large');
+    expect(first.results).toHaveLength(10);
+    expect(first.next_cursor).toBeDefined();
+    const second = ok<CodeOut>(await call(mcp.client, 'search_code', { query: '.', limit: 10, cursor: first.next_cursor }));
+    expect(second.results.length).toBeGreaterThan(0);
+    const seen = new Set(first.results.map((r) => r.path));
+    for (const r of second.results) expect(seen.has(r.path), r.path).toBe(false);
+  });
+
+  it('files with hundreds of matching lines show their first ones, with a count of the rest that holds', async () => {
+    const result = await call(mcp.client, 'search_code', { query: 'e', context_lines: 0 });
     const out = ok<CodeOut>(result);
-    expect(out.partial?.reason).toBe('too_large');
-    expect(out.partial?.hint).toMatch(/MiB one search may hold, so it was asked again .*match budget/);
-    // A smaller answer than asked for cannot be paged past: the hint is the way on, not a cursor.
-    expect(out.next_cursor).toBeUndefined();
+    expect(out.results).toHaveLength(10);
+    expect(out.next_cursor).toBeDefined();
+    let dense = 0;
+    for (const r of out.results) {
+      // The first matching lines of the file, in order, as the file has them.
+      const lines = fileLines(srcRoot, r.path);
+      const matching = lines.flatMap((l, i) => (/e/i.test(l) ? [i + 1] : []));
+      if (matching.length > 100) dense++;
+      expect(r.matches.map((m) => m.line), r.path).toEqual(matching.slice(0, r.matches.length));
+      // Exact, or a lower bound when Zoekt was asked for the file's first matches only.
+      if (r.omitted_at_least) expect(r.matches.length + r.omitted_matches).toBeLessThanOrEqual(matching.length);
+      else expect(r.matches.length + r.omitted_matches, r.path).toBe(matching.length);
+    }
+    expect(dense).toBeGreaterThan(0);
   });
 
   it('search_symbols * answers with symbols and a partial note', async () => {
