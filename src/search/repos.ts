@@ -104,8 +104,11 @@ async function withCoverage(searcher: Searcher, entries: RepoEntry[], infos: Map
   return missing ? `Symbol coverage of ${missing} repo(s) on this page is still being read from the index: call list_repos again for it.` : undefined;
 }
 
-/** Adds each repository's skipped files, when they can be read before the call's deadline. */
-async function withSkipped(searcher: Searcher, entries: RepoEntry[], all: RepoInfo[]): Promise<void> {
+/**
+ * Adds each repository's skipped files, when they can be read before the call's deadline.
+ * `all`: the whole index in scope when the call listed it (no filter), the index's generation.
+ */
+async function withSkipped(searcher: Searcher, entries: RepoEntry[], all: RepoInfo[] | undefined): Promise<void> {
   const skipped = await inTime(indexSkipped(searcher, all), COVERAGE_MARGIN_MS);
   if (!skipped) return;
   for (const e of entries) {
@@ -151,7 +154,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, budget:
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });
-  const [coverageHint] = await Promise.all([withCoverage(searcher, page.items, infos), withSkipped(searcher, page.items, [...infos.values()])]);
+  const [coverageHint] = await Promise.all([withCoverage(searcher, page.items, infos), withSkipped(searcher, page.items, args.filter === undefined ? [...infos.values()] : undefined)]);
   const make = (s: Record<'results' | 'languages', number>, truncated: ListReposOutput['truncated']): ListReposOutput => {
     const repos = page.items.slice(0, s.results).map((r) => (r.symbols && r.symbols.length > s.languages ? { ...r, symbols: r.symbols.slice(0, s.languages) } : r));
     const out: ListReposOutput = { repos, totals: totals!, ...(truncated ? { truncated } : {}), ...pagingOutput(page) };
