@@ -121,7 +121,7 @@ export class Searcher {
     const key = windowKey(req);
     const cached = req.fresh || req.once ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
-    const window = req.maxMatches ? await this.cappedWindow(req, req.maxMatches) : await this.fetchWindow(req, req.query, req.size);
+    const window = req.maxMatches ? await this.cappedWindow(req, key, req.maxMatches) : await this.fetchWindow(req, req.query, req.size);
     // An answer with a backend or shard missing is not kept: the next page asks again.
     const cause = window.stats.stopped?.cause;
     if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
@@ -131,29 +131,34 @@ export class Searcher {
   /**
    * A ranked window under a match cap, in rounds: each round asks for the files ranked below
    * the last round's cut (the files above it excluded by name) with twice its cap, until the
-   * window holds `minFiles` (else `size`) files above the cut or Zoekt has no more. Each round's cut is fixed by
-   * the index, the cap and the files before it, so the rounds give one order whatever replica
-   * asks, and a file with thousands of matches costs a round, not its thousands of matches.
+   * window holds `minFiles` (else `size`) files above the cut or Zoekt has no more. Each round's
+   * cut is fixed by the index, the cap and the files before it, so the rounds give one order
+   * whatever replica asks; a cached window that ended at a cut goes on with the next round.
    */
-  private async cappedWindow(req: WindowRequest & { repos?: string[] }, maxMatches: number): Promise<Window> {
-    const first = await this.fetchWindow(req, req.query, req.size, maxMatches);
+  private async cappedWindow(req: WindowRequest & { repos?: string[] }, key: string, maxMatches: number): Promise<Window> {
+    const need = req.minFiles ?? req.size;
+    const start = req.fresh || req.once ? undefined : this.cache.peek(key);
+    const resumed = start?.cutAt !== undefined && start.cap !== undefined;
+    let last = resumed ? start! : await this.fetchWindow(req, req.query, req.size, maxMatches);
+    let cap = resumed ? start!.cap! : maxMatches;
+    // Counts come from the first round: the later ones leave files out on purpose.
+    const counts = last.stats;
     let held: FileHit[] = [];
-    let last = first;
-    let cap = maxMatches;
+    let rounds = 0;
     while (last.cutAt !== undefined) {
       const cutAt = last.cutAt;
       const above = last.files.filter((f) => f.score > cutAt);
-      if (held.length + above.length >= (req.minFiles ?? req.size)) break;
+      if (held.length + above.length >= need) break;
       held = [...held, ...above];
       cap *= 2;
       const excluded = held.map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
       // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
-      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, req.size - held.length, cap);
+      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need) - held.length, cap);
+      rounds++;
     }
-    // Counts come from the first round: the later ones leave files out on purpose.
-    const stopped = first.stats.stopped ?? last.stats.stopped;
-    const files = last === first ? first.files : [...held, ...last.files];
-    const window: Window = { files, size: req.size, exhausted: last.exhausted, stats: { ...first.stats, ...(stopped ? { stopped } : {}) } };
+    const stopped = counts.stopped ?? last.stats.stopped;
+    const files = rounds === 0 ? last.files : [...held, ...last.files];
+    const window: Window = { files, size: req.size, exhausted: last.exhausted, cap, stats: { ...counts, ...(stopped ? { stopped } : {}) } };
     if (last.cutAt !== undefined) {
       const cutAt = last.cutAt;
       window.cutAt = cutAt;
