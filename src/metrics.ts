@@ -24,6 +24,12 @@ interface Recent {
 /** HTTP connections: sending a request, being answered or streaming, or kept alive between requests. */
 export type ConnectionState = 'unfinished' | 'active' | 'idle';
 
+/** The window cache's heap bytes, as counted against its budget. */
+export interface CacheFigures {
+  bytes: number;
+  max_bytes: number;
+}
+
 export interface ConnectionFigures {
   by_state: Record<ConnectionState, number>;
   /** Connections closed or requests refused by the HTTP layer since start, by reason. */
@@ -54,6 +60,7 @@ export class Metrics {
   private readonly cache = { hits: 0, misses: 0 };
   private calls = 0;
   private connectionSource: (() => Record<ConnectionState, number>) | undefined;
+  private cacheSource: (() => CacheFigures) | undefined;
   private readonly shedCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
   private enabling: Promise<Registry> | undefined;
@@ -88,6 +95,15 @@ export class Metrics {
   /** The HTTP server's live connection counts (HTTP mode only). */
   watchConnections(source: () => Record<ConnectionState, number>): void {
     this.connectionSource = source;
+  }
+
+  /** The window cache's size, read when get_health or /metrics asks. */
+  watchCache(source: () => CacheFigures): void {
+    this.cacheSource = source;
+  }
+
+  cacheSize(): CacheFigures | undefined {
+    return this.cacheSource?.();
   }
 
   /** A connection closed or a request refused by the HTTP layer (src/server/connections.ts), by reason. */
@@ -160,6 +176,16 @@ export class Metrics {
         collect() {
           const now = source();
           if (now) for (const [state, n] of Object.entries(now)) this.set({ state }, n);
+        },
+      });
+      const cache = () => this.cacheSource?.();
+      new Gauge({
+        name: 'zoekt_mcp_window_cache_bytes',
+        help: 'Heap bytes held by the window cache of ranked Zoekt answers, as counted against its budget (--cache-mb).',
+        registers: [registry],
+        collect() {
+          const now = cache();
+          if (now) this.set(now.bytes);
         },
       });
       for (const [reason, n] of this.shedCounts) prom.shed.inc({ reason }, n);

@@ -50,7 +50,8 @@ export const HealthOutput = z.object({
   calls: z.object({
     in_flight: z.number().int(),
     tools: z.array(z.object({ tool: z.string(), calls: z.number().int(), errors: z.number().int(), p50_ms: z.number(), p95_ms: z.number(), p99_ms: z.number() })),
-    cache: z.object({ hits: z.number().int(), misses: z.number().int(), hit_rate: z.number().optional() }),
+    /** Window cache lookups by later pages, and the heap bytes it holds against its budget. */
+    cache: z.object({ hits: z.number().int(), misses: z.number().int(), hit_rate: z.number().optional(), bytes: z.number().int().optional(), max_bytes: z.number().int().optional() }),
     /** Over HTTP: open connections by state, and connections closed or requests refused before a tool, by reason. */
     connections: z.object({ unfinished: z.number().int(), active: z.number().int(), idle: z.number().int(), shed: z.record(z.string(), z.number().int()) }).optional(),
   }),
@@ -64,10 +65,11 @@ function callFigures(metrics: Metrics): HealthOutput['calls'] {
   const { hits, misses } = metrics.cacheLookups();
   const lookups = hits + misses;
   const connections = metrics.connections();
+  const size = metrics.cacheSize();
   return {
     in_flight: metrics.callsInFlight(),
     tools: metrics.toolLatencies(),
-    cache: { hits, misses, ...(lookups ? { hit_rate: share(hits, lookups) } : {}) },
+    cache: { hits, misses, ...(lookups ? { hit_rate: share(hits, lookups) } : {}), ...(size ? { bytes: size.bytes, max_bytes: size.max_bytes } : {}) },
     ...(connections ? { connections: { ...connections.by_state, shed: connections.shed } } : {}),
   };
 }

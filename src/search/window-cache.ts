@@ -51,8 +51,9 @@ export class WindowCache {
   /** `metrics` counts the lookups (get_health, /metrics). */
   constructor(
     opts: WindowCacheOptions = WINDOW_CACHE_DEFAULTS,
-    private readonly metrics?: Pick<Metrics, 'cacheLookup'>,
+    private readonly metrics?: Pick<Metrics, 'cacheLookup' | 'watchCache'>,
   ) {
+    metrics?.watchCache(() => ({ bytes: this.bytes, max_bytes: opts.maxBytes }));
     this.lru =
       opts.maxBytes > 0
         ? new LRUCache<string, Window>({ maxSize: opts.maxBytes, ttl: opts.ttlMs })

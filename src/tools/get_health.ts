@@ -74,6 +74,8 @@ function fitHealth(out: Output, budget: Budget<Output>): Output {
 
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
 
+const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+
 export function renderHealth(out: Output): string {
   const lines = [
     `status: ${out.status}`,
@@ -101,7 +103,8 @@ export function renderHealth(out: Output): string {
   }
   const c = out.calls;
   const rate = c.cache.hit_rate === undefined ? '' : `, hit rate ${pct(c.cache.hit_rate)}`;
-  lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}; ${c.in_flight} call(s) in flight`);
+  const held = c.cache.bytes === undefined ? '' : `, ${mib(c.cache.bytes)} of ${mib(c.cache.max_bytes ?? 0)} MiB held`;
+  lines.push(`window cache: ${c.cache.hits} hit(s), ${c.cache.misses} miss(es)${rate}${held}; ${c.in_flight} call(s) in flight`);
   if (c.connections) {
     const shed = Object.entries(c.connections.shed).map(([reason, n]) => `${reason} ${n}`);
     lines.push(`http connections: ${c.connections.active} active, ${c.connections.unfinished} unfinished, ${c.connections.idle} idle; shed since start: ${shed.join(', ') || 'none'}`);

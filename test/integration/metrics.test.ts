@@ -23,6 +23,7 @@ const ZOEKT_SECONDS = 'zoekt_mcp_zoekt_request_duration_seconds';
 const CACHE = 'zoekt_mcp_window_cache_lookups_total';
 const ERRORS = 'zoekt_mcp_tool_errors_total';
 const IN_FLIGHT = 'zoekt_mcp_tool_calls_in_flight';
+const CACHE_BYTES = 'zoekt_mcp_window_cache_bytes';
 
 describe('/metrics over HTTP', () => {
   let adapter: Adapter;
@@ -56,6 +57,7 @@ describe('/metrics over HTTP', () => {
       [CACHE, 'counter'],
       [ERRORS, 'counter'],
       [IN_FLIGHT, 'gauge'],
+      [CACHE_BYTES, 'gauge'],
     ]) {
       expect(text).toContain(`# TYPE ${name} ${type}`);
       expect(text).toContain(`# HELP ${name} `);
@@ -72,6 +74,8 @@ describe('/metrics over HTTP', () => {
     const bad = await call(mcp.client, 'search_code', { query: 'x', limit: 0 });
     expect(bad.isError).toBe(true);
     const after = await scrape();
+    // The window page 2 was cut from is held, counted in heap bytes.
+    expect(sample(after, CACHE_BYTES)).toBeGreaterThan(0);
 
     const ok_ = { tool: 'search_code', outcome: 'ok' };
     expect(sample(after, `${TOOL_SECONDS}_count`, ok_) - sample(before, `${TOOL_SECONDS}_count`, ok_)).toBe(2);
@@ -113,7 +117,7 @@ describe('get_health figures', () => {
 
   interface Health {
     index: { repos: number; repos_without_symbols: number };
-    calls: { in_flight: number; tools: { tool: string; calls: number; errors: number; p50_ms: number; p95_ms: number; p99_ms: number }[]; cache: { hits: number; misses: number; hit_rate?: number } };
+    calls: { in_flight: number; tools: { tool: string; calls: number; errors: number; p50_ms: number; p95_ms: number; p99_ms: number }[]; cache: { hits: number; misses: number; hit_rate?: number; bytes?: number; max_bytes?: number } };
   }
   const health = async () => ok<Health>(await call(mcp.client, 'get_health', {}));
 
@@ -137,5 +141,9 @@ describe('get_health figures', () => {
     expect(after.calls.cache.hit_rate).toBeCloseTo(after.calls.cache.hits / (after.calls.cache.hits + after.calls.cache.misses), 2);
     // get_health itself is in flight while it answers.
     expect(after.calls.in_flight).toBe(1);
+    // The cache holds the windows of those pages, within its budget (64 MiB by default).
+    expect(before.calls.cache.max_bytes).toBe(64 * 1024 * 1024);
+    expect(after.calls.cache.bytes).toBeGreaterThan(before.calls.cache.bytes ?? 0);
+    expect(after.calls.cache.bytes).toBeLessThanOrEqual(after.calls.cache.max_bytes!);
   });
 });
