@@ -7,7 +7,9 @@
 #     its last client quit, so any number of clients share one Zoekt;
 #   - serves MCP at once: over stdio when an MCP client spawned it, over HTTP with --http (any flag
 #     of dist/cli.js can follow), or, in a terminal, prints how to connect.
-# --setup installs, indexes with progress and exits. --repo PATH indexes PATH instead of the list.
+# --setup installs, indexes with progress and exits; with --repo PATH (repeatable) it first adds
+# PATH to your own list of repositories (repos in the data folder), which every client that spawns
+# this script without --repo then serves. Without --setup, --repo PATH serves PATH instead of a list.
 # Everything it says goes to stderr: on stdio, stdout belongs to the protocol.
 #
 # Installed from npm (the zoekt-mcp-serve command) there is no checkout to index and the package
@@ -42,6 +44,9 @@ else
   named=false
   case "${1:-}" in --repo | --repo=*) named=true ;; -*) ;; ?*) [ -d "$1" ] && named=true ;; esac
   for arg in "$@"; do case "$arg" in --repo | --repo=*) named=true ;; esac; done
+  # Your own list, made by `--setup --repo PATH`, names them too.
+  data="${ZOEKT_MCP_DATA:-${XDG_DATA_HOME:-$HOME/.local/share}/zoekt-mcp}"
+  [ -f "$data/repos" ] && named=true
   if ! $named && [ -z "${ZOEKT_MCP_REPOS:-}" ]; then
     echo "serve: set ZOEKT_MCP_REPOS to the repository to index (a folder), or to a file listing one path per line, or pass --repo PATH" >&2
     exit 2

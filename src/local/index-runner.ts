@@ -36,6 +36,9 @@ export interface Saved {
   indexed_at: string;
   duration_ms: number;
   bytes: number;
+  files?: number;
+  /** How long its last delta took: the estimate of the next. */
+  delta_ms?: number;
   name: string;
   kind: 'git' | 'dir';
   dir: string;
@@ -48,9 +51,21 @@ export interface Saved {
 /** Deltas after which a repository is built whole in the background once nothing has changed for a while. */
 export const WHOLE_AFTER_DELTAS = 3;
 
+/** Indexing speed: the time of a whole index is START_MS + files / files_per_s + bytes / bytes_per_s. */
+export interface Speed {
+  files_per_s: number;
+  bytes_per_s: number;
+}
+
+/** Until one is measured: what a 2-core machine does (the checkout, 460 files and 7 MB, in about 2 s). */
+export const DEFAULT_SPEED: Speed = { files_per_s: 1500, bytes_per_s: 12e6 };
+/** zoekt-git-index's own start: opening the repository, the symbol extractor. */
+const START_MS = 400;
+
+export type Check = { kind: 'current'; fp: string } | { kind: 'stale'; fp: string; size: { files: number; bytes: number } } | { kind: 'failed'; error: string };
+
 export type Outcome =
-  | { kind: 'current'; saved: Saved }
-  | { kind: 'indexed'; saved: Saved; duration: number }
+  | { kind: 'indexed'; saved: Saved; duration: number; estimated: number }
   | { kind: 'failed'; error: string }
   | { kind: 'stopped' };
 
@@ -66,8 +81,8 @@ export class IndexRunner {
   private foreground?: ReturnType<typeof startIndex>;
   private background?: Background;
   private stopping = false;
-  /** Bytes indexed per millisecond, measured: the first estimate of an unknown repository. */
-  rate?: number;
+  /** This machine's indexing speed, measured by the whole indexes so far. */
+  speed?: Speed;
 
   constructor(
     private readonly paths: IndexerPaths,
@@ -98,30 +113,54 @@ export class IndexRunner {
     }
   }
 
-  /** Brings `e` up to date, if it is not; `report` hears its progress. */
-  async refresh(e: RepoEntry, saved: Saved | undefined, report: (p: { progress?: RepoProgress }) => void): Promise<Outcome> {
+  /**
+   * Whether `e`'s index holds its files as they are on disk now: the snapshot's fingerprint
+   * compared with the one indexed (and, when it does not, how much there is to index).
+   */
+  async check(e: RepoEntry, saved: Saved | undefined): Promise<Check> {
     let fp: string;
     try {
       fp = await fingerprint(this.paths, e);
     } catch (err) {
       return { kind: 'failed', error: (err as Error).message };
     }
-    report({});
-    if (saved && saved.fingerprint === fp && saved.name === e.name && hasShards(this.paths.index, e.name)) return { kind: 'current', saved };
+    if (saved && saved.fingerprint === fp && saved.name === e.name && hasShards(this.paths.index, e.name)) return { kind: 'current', fp };
     const size = await measure(this.paths, e, fp).catch(() => ({ files: 0, bytes: 0 }));
-    const estimated =
-      saved && saved.bytes > 0 ? Math.round((saved.duration_ms * Math.max(size.bytes, 1)) / saved.bytes) : Math.round(size.bytes / (this.rate ?? 2000)) + 1000;
+    return { kind: 'stale', fp, size };
+  }
+
+  /**
+   * Milliseconds a first (or whole) index of this many files and bytes takes on this machine, from
+   * the speed measured by the whole indexes run so far (a default until the first one).
+   */
+  estimate(size: { files: number; bytes: number }): number {
+    const s = this.speed ?? DEFAULT_SPEED;
+    return Math.round(START_MS + (1000 * size.files) / s.files_per_s + (1000 * size.bytes) / s.bytes_per_s);
+  }
+
+  /** What indexing `e` at `fp` is expected to take: a delta about as long as its last one, a first index from the measured speed. */
+  expected(e: RepoEntry, size: { files: number; bytes: number }, saved: Saved | undefined): number {
     const base = saved?.name === e.name ? (saved.base_shards ?? 1) : 0;
+    if (base > 0 && hasShards(this.paths.index, e.name)) return Math.max(500, saved?.delta_ms ?? Math.min(this.estimate(size), 5000));
+    return this.estimate(size);
+  }
+
+  /** Indexes `e` at the snapshot `fp` (found stale by `check`); `report` hears its progress. */
+  async index(e: RepoEntry, fp: string, size: { files: number; bytes: number }, saved: Saved | undefined, report: (p: RepoProgress) => void): Promise<Outcome> {
+    const estimated = this.expected(e, size, saved);
+    const base = saved?.name === e.name && hasShards(this.paths.index, e.name) ? (saved.base_shards ?? 1) : 0;
     // A whole build in the background will take the deltas in: none in the foreground meanwhile.
     const whole = base > 0 && this.background?.e.dir !== e.dir && shardCount(this.paths.index, e.name) >= DELTA_SHARDS_MAX;
-    this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole ? ', built whole' : ''}`);
+    this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole ? ', built whole' : base ? ', a delta' : ''}, expected ${(estimated / 1000).toFixed(1)} s`);
     const started = Date.now();
     const progress = (): RepoProgress => {
       const elapsed = Date.now() - started;
-      return { ...size, elapsed_ms: elapsed, estimated_ms: Math.max(estimated, elapsed), percent: Math.min(99, Math.floor((100 * elapsed) / Math.max(estimated, 1))) };
+      // Past the estimate: a tenth more of what it took so far, at least a second.
+      const expect = elapsed < estimated ? estimated : elapsed + Math.max(1000, elapsed / 10);
+      return { ...size, elapsed_ms: elapsed, estimated_ms: expect, percent: Math.min(99, Math.floor((100 * elapsed) / Math.max(expect, 1))) };
     };
-    report({ progress: progress() });
-    const ticker = setInterval(() => report({ progress: progress() }), 1000);
+    report(progress());
+    const ticker = setInterval(() => report(progress()), 1000);
     try {
       // A first index is whole anyway (nothing to add a delta to): built in place.
       this.foreground = startIndex(this.paths, e, fp, { whole });
@@ -135,25 +174,47 @@ export class IndexRunner {
       this.foreground = undefined;
     }
     const duration = Date.now() - started;
-    if (size.bytes > 1e6) this.rate = size.bytes / duration;
-    this.say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s`);
-    await this.prune(e, size.bytes);
     const first = base === 0 || whole;
+    // The machine's speed, from whole indexes only (a delta reads the changed files alone).
+    if (first && size.files > 0) this.learn(size, duration);
+    this.say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s (expected ${(estimated / 1000).toFixed(1)} s)`);
+    await this.prune(e, size.bytes);
     return {
       kind: 'indexed',
       duration,
+      estimated,
       saved: {
         fingerprint: fp,
         indexed_at: new Date().toISOString(),
         // What a whole build of it takes: the estimate of the next first index.
         duration_ms: first || !saved ? duration : saved.duration_ms,
+        ...(first ? {} : { delta_ms: duration }),
         bytes: size.bytes,
+        files: size.files,
         name: e.name,
         kind: e.kind,
         dir: e.dir,
         base_shards: first ? shardCount(this.paths.index, e.name) : base,
       },
     };
+  }
+
+  /**
+   * Takes one whole index's figures into the measured speed: files per second and bytes per
+   * second, each the share of the time beyond the start-up cost that the default speeds give it,
+   * averaged with what was measured before (the newest counting half).
+   */
+  learn(size: { files: number; bytes: number }, ms: number): void {
+    const s = this.speed ?? DEFAULT_SPEED;
+    const work = Math.max(100, ms - START_MS);
+    const fileMs = (1000 * size.files) / s.files_per_s;
+    const byteMs = (1000 * size.bytes) / s.bytes_per_s;
+    const k = work / Math.max(1, fileMs + byteMs);
+    const measured = { files_per_s: s.files_per_s / k, bytes_per_s: s.bytes_per_s / k };
+    this.speed = this.speed
+      ? { files_per_s: (this.speed.files_per_s + measured.files_per_s) / 2, bytes_per_s: (this.speed.bytes_per_s + measured.bytes_per_s) / 2 }
+      : measured;
+    this.say(`indexing speed: ${Math.round(this.speed.files_per_s)} files/s, ${(this.speed.bytes_per_s / 1e6).toFixed(1)} MB/s`);
   }
 
   /** Whether `e` has gathered deltas enough to be built whole in the background (and none is under way). */

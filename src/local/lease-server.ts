@@ -67,8 +67,13 @@ export class LeaseServer {
   }
 
   /** Sends each client its own status line. */
+  /** Sends each client its status; none to a client whose status is undefined (not due yet). */
   send(statusOf: (c: LeaseClient) => unknown): void {
-    for (const [socket, c] of this.sockets) if (c && !socket.destroyed) socket.write(`${JSON.stringify(statusOf(c))}\n`);
+    for (const [socket, c] of this.sockets) {
+      if (!c || socket.destroyed) continue;
+      const status = statusOf(c);
+      if (status !== undefined) socket.write(`${JSON.stringify(status)}\n`);
+    }
   }
 
   sendTo(id: string, status: unknown): void {

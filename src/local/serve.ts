@@ -11,15 +11,17 @@
  * the list file.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HELP, SERVE_ENV, SERVE_HELP, serveEnvNumber } from '../config.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
-import { readRepoList } from './repos.js';
+import { listLines, readRepoList } from './repos.js';
+import { writeFileAtomically } from './atomic-file.js';
 import { clientEntry } from './client-entry.js';
+import { FolderWatch } from './folder-watch.js';
 import { describeRepo, PROTOCOL, roughly, type ListSpec, type SupervisorStatus } from './status.js';
 import type { LocalStatusSource } from '../runtime.js';
 import type { SupervisorOptions } from './supervisor.js';
@@ -46,7 +48,11 @@ export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; li
   const data = abs(env(SERVE_ENV.data.env) ?? (checkout ? join(root, '.data') : join(env('XDG_DATA_HOME') ?? join(homedir(), '.local/share'), 'zoekt-mcp')));
   const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))![1]!;
   let list: ListSpec;
-  if (parsed.repos.length) {
+  const mine = userListFile(data);
+  if (parsed.repos.length && parsed.setup) {
+    // --setup --repo: the folders join the user's own list, which every later spawn serves.
+    list = { file: mine, base: dirname(mine), label: mine };
+  } else if (parsed.repos.length) {
     // A folder named on its own is named by its path under the home folder (or its absolute path).
     list = { dirs: parsed.repos.map(abs), base: homedir(), label: '--repo' };
   } else {
@@ -56,6 +62,8 @@ export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; li
       if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
       else if (existsSync(p)) list = { file: p, base: dirname(p), label: given };
       else throw new Error(`ZOEKT_MCP_REPOS: ${given} is neither a folder nor a file`);
+    } else if (existsSync(mine)) {
+      list = { file: mine, base: dirname(mine), label: mine };
     } else if (checkout) {
       list = { file: join(root, 'zoekt-config/repos'), base: root, label: 'zoekt-config/repos' };
     } else {
@@ -76,12 +84,58 @@ export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; li
   return { opts, list };
 }
 
+/**
+ * The user's own list of repositories: `repos` in the data folder (outside the checkout, or in
+ * its untracked `.data/`). `--setup --repo PATH` adds to it; with no `--repo` and no
+ * ZOEKT_MCP_REPOS, it is what is served when it exists (else zoekt-config/repos, the checkout).
+ */
+export function userListFile(data: string): string {
+  return join(data, 'repos');
+}
+
+const USER_LIST_HEADER = `# Your repositories: what zoekt-mcp indexes and serves, one folder a line (absolute, or relative to
+# this file's folder; # starts a comment). \`scripts/serve.sh --setup --repo PATH\` adds one; edit it
+# freely: changes apply while serving. This file is yours (it lives in the data folder, not in the
+# checkout); every client that spawns scripts/serve.sh without --repo serves this list.
+`;
+
+/** Adds folders to the user's list (each once); a folder that is not one is an error. */
+export function addToUserList(file: string, dirs: readonly string[]): { added: string[]; errors: string[] } {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : USER_LIST_HEADER;
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const have = new Set(listLines(text).map((l) => real(isAbsolute(l.text) ? l.text : resolve(dirname(file), l.text))));
+  const added: string[] = [];
+  const errors: string[] = [];
+  for (const d of dirs) {
+    const p = isAbsolute(d) ? d : resolve(process.cwd(), d);
+    if (!existsSync(p) || !statSync(p).isDirectory()) {
+      errors.push(`--repo ${d}: no such folder (${p})`);
+      continue;
+    }
+    if (have.has(real(p))) continue;
+    have.add(real(p));
+    added.push(real(p));
+  }
+  if (added.length || !existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomically(file, `${text.replace(/\n?$/, '\n')}${added.map((a) => `${a}\n`).join('')}`);
+  }
+  return { added, errors };
+}
+
 function repositories(n: number): string {
   return `${n} ${n === 1 ? 'repository' : 'repositories'}`;
 }
 
+/** Indexed and holding its files as they are on disk (or failed, said why). */
 function done(r: SupervisorStatus['repos'][number]): boolean {
-  return r.state === 'ready' || r.state === 'error';
+  return (r.state === 'ready' && !r.changed_at) || r.state === 'error';
 }
 
 /** Says, as the supervisor's status changes, what each repository's indexing does and how far along it is. */
@@ -102,7 +156,8 @@ function progressReporter(): (s: SupervisorStatus) => void {
         continue;
       }
       lastSaid.set(r.name, key);
-      say(r.state === 'ready' ? `${r.name}: indexed in ${roughly(r.last_duration_ms ?? 0)}` : text);
+      const count = `[${s.repos.filter(done).length}/${s.repos.length}]`;
+      say(r.state === 'ready' ? `${count} ${r.name}: indexed in ${roughly(r.last_duration_ms ?? 0)}` : `${count} ${text}`);
     }
     lastTime = now;
   };
@@ -161,6 +216,12 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     say((err as Error).message);
     return 2;
   }
+  if (parsed.setup && parsed.repos.length && list.file) {
+    const { added, errors } = addToUserList(list.file, parsed.repos);
+    for (const e of errors) say(`error: ${e}`);
+    if (errors.length) return 2;
+    say(`${added.length ? `added ${added.join(', ')} to` : 'already in'} your list of repositories, ${list.file}; clients that spawn ${join(root, 'scripts/serve.sh')} without --repo serve it`);
+  }
   if (parsed.setup) return setup(opts, list);
   // Load the server's modules while the supervisor answers (or starts): they have no side effects.
   const warm = import('../main.js');
@@ -173,10 +234,13 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     const url = `http://127.0.0.1:${opts.port}`;
     let lease: Lease | undefined;
     const starting: SupervisorStatus = { protocol: PROTOCOL, pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: list.label, list_errors: [], repos: [], starting: true };
-    const local = () => lease?.status() ?? starting;
+    const seen = ownChanges();
+    const local = () => seen.status(lease?.status() ?? starting);
     leasing.then(
       (l) => {
         lease = l;
+        seen.follow(l.status());
+        l.onStatus((st) => seen.follow(st));
         const s = l.status();
         say(`leased on the local supervisor ${s.pid}${s.foreign_zoekt ? `; the Zoekt at ${url} is not its own, so answers are not confined to ${list.label}` : ''}`);
         for (const e of s.list_errors) say(`repo list: ${e}`);
@@ -210,7 +274,49 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     lease.close();
     return 0;
   }
-  return startServer(server, first.zoekt_url, parsed.rest, http, () => lease.status(), listedBy(() => lease.status(), list), opts.data);
+  const seen = ownChanges();
+  seen.follow(first);
+  lease.onStatus((st) => seen.follow(st));
+  return startServer(server, first.zoekt_url, parsed.rest, http, () => seen.status(lease.status()), listedBy(() => lease.status(), list), opts.data);
+}
+
+/**
+ * Changes to this client's folders that the supervisor's last status may not hold yet. The
+ * supervisor watches them too, but its status takes a moment to come over the socket: a search
+ * sent right after a save could be answered `current` meanwhile. This process watches the same
+ * folders (directories only, what git ignores left out: a few inotify watches) and, until a
+ * status says they were checked after the change, answers them as behind since that change.
+ */
+function ownChanges(): { follow(s: SupervisorStatus): void; status(s: SupervisorStatus): SupervisorStatus } {
+  const changedAt = new Map<string, number>();
+  const watch = new FolderWatch({ changed: (dir) => void (changedAt.has(dir) || changedAt.set(dir, Date.now())), settled: () => undefined });
+  let followed = '';
+  let cache: { from: SupervisorStatus; at: string; out: SupervisorStatus } | undefined;
+  return {
+    follow(s) {
+      const key = s.repos.map((r) => `${r.kind}:${r.dir}`).join('\0');
+      if (key === followed) return;
+      followed = key;
+      const kinds = new Map(s.repos.map((r) => [r.dir, r.kind]));
+      watch.follow(kinds.keys(), (dir) => kinds.get(dir) === 'git');
+    },
+    status(s) {
+      for (const [dir, t] of changedAt) {
+        const r = s.repos.find((x) => x.dir === dir);
+        // The supervisor compared the folder with its index after this change: its word stands.
+        if (!r || (r.checked_at && Date.parse(r.checked_at) >= t)) changedAt.delete(dir);
+      }
+      if (!changedAt.size) return s;
+      const key = [...changedAt].join();
+      if (cache?.from === s && cache.at === key) return cache.out;
+      const repos = s.repos.map((r) => {
+        const t = changedAt.get(r.dir);
+        return t !== undefined && r.has_index && !r.changed_at ? { ...r, changed_at: new Date(t).toISOString() } : r;
+      });
+      cache = { from: s, at: key, out: { ...s, repos } };
+      return cache.out;
+    },
+  };
 }
 
 /**

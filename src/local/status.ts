@@ -33,7 +33,7 @@ export interface RepoProgress {
   files: number;
   bytes: number;
   elapsed_ms: number;
-  /** The expected duration, from this repository's last index or the measured indexing rate. */
+  /** The expected duration, from this repository's last delta or the measured indexing speed (files and bytes per second). */
   estimated_ms: number;
   /** elapsed / estimated, capped at 99 until done. */
   percent: number;
@@ -54,6 +54,11 @@ export interface RepoStatus {
   /** The first change on disk the index does not hold yet: the index is behind since then. */
   changed_at?: string;
   last_duration_ms?: number;
+  /**
+   * When it is probably indexed (ISO), for one that waits for the indexer or is being indexed: the
+   * running job's rest and the queue's jobs before it, from the measured indexing speed.
+   */
+  expected_at?: string;
   progress?: RepoProgress;
   error?: string;
 }
@@ -92,18 +97,26 @@ export function roughly(ms: number): string {
 export function describeRepo(r: RepoStatus): string {
   if (r.state === 'indexing' && r.progress) {
     const p = r.progress;
-    const left = Math.max(0, p.estimated_ms - p.elapsed_ms);
+    const left = r.expected_at ? Math.max(0, Date.parse(r.expected_at) - Date.now()) : Math.max(0, p.estimated_ms - p.elapsed_ms);
     return `${r.name}: indexing ${p.files} files (${(p.bytes / 1e6).toFixed(1)} MB), ~${p.percent}% after ${roughly(p.elapsed_ms)}, about ${roughly(left)} left`;
   }
   if (r.state === 'error') return `${r.name}: indexing failed: ${r.error ?? 'unknown error'}`;
   if (r.state === 'ready') return `${r.name}: indexed ${r.indexed_at ?? ''}`.trim();
-  return `${r.name}: ${r.state === 'checking' ? 'checking for changes' : 'queued for indexing'}`;
+  if (r.state === 'checking') return `${r.name}: checking for changes`;
+  return `${r.name}: queued for indexing${r.expected_at ? `, indexed in about ${roughly(Date.parse(r.expected_at) - Date.now())}` : ''}`;
 }
 
-/** Milliseconds until a repository that is not indexed yet probably is: what to tell a caller. */
-export function retryAfterMs(r: RepoStatus): number {
-  if (r.state === 'indexing' && r.progress) return Math.min(60_000, Math.max(1000, r.progress.estimated_ms - r.progress.elapsed_ms + 1000));
+/**
+ * Milliseconds until a repository that is not indexed yet (or behind its files) probably is: what
+ * to tell a caller. From the supervisor's expectation (the measured indexing speed, the jobs
+ * queued before it); a second more, so that a retry finds it done rather than almost.
+ */
+export function retryAfterMs(r: RepoStatus, now = Date.now()): number {
+  const clamp = (ms: number) => Math.min(600_000, Math.max(1000, Math.round(ms)));
+  if (r.expected_at) return clamp(Date.parse(r.expected_at) - now + 1000);
+  if (r.state === 'indexing' && r.progress) return clamp(r.progress.estimated_ms - r.progress.elapsed_ms + 1000);
   // Behind: the change is indexed as a delta, about as long as the last one took.
-  if (r.state === 'ready' && r.changed_at) return Math.min(60_000, Math.max(1000, (r.last_duration_ms ?? 1000) + 1000));
-  return 5000;
+  if (r.state === 'ready' && r.changed_at) return clamp((r.last_duration_ms ?? 1000) + 1000);
+  // Not compared with its files yet: that takes a moment.
+  return 2000;
 }

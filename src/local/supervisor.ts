@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
-import { IndexRunner, type Saved } from './index-runner.js';
+import { IndexRunner, type Saved, type Speed } from './index-runner.js';
 import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
 import { reconcile, type Plan } from './reconcile.js';
@@ -46,7 +46,20 @@ export interface SupervisorOptions {
 interface State {
   /** By directory. */
   repos: Record<string, Saved>;
-  rate?: number;
+  /** The measured indexing speed of this machine. */
+  speed?: Speed;
+}
+
+/** A repository found behind its files on disk, waiting for its turn to be indexed. */
+interface Stale {
+  fp: string;
+  size: { files: number; bytes: number };
+  /** Expected milliseconds to index it. */
+  cost: number;
+  /** When it was found behind (ms). */
+  since: number;
+  /** When the check that took its snapshot began (ISO). */
+  at: string;
 }
 
 /** One client's list as last read. */
@@ -56,6 +69,12 @@ interface ClientState {
   entries: RepoEntry[];
   errors: string[];
 }
+
+/**
+ * How long a client's first status may wait for its repositories' first check: an answer then
+ * says current or behind, not "not checked yet", about an index that is there.
+ */
+const FIRST_STATUS_WAIT_MS = 3000;
 
 /** After a start, how long repositories no client lists are kept (at most keepUnlistedMs). */
 const START_GRACE_MS = 10_000;
@@ -73,7 +92,19 @@ export class Supervisor {
   private lists = new Map<string, ClientState>();
   private plan: Plan = reconcile([], [], 0, 0);
   private status = new Map<string, RepoStatus>();
-  private readonly folders = new FolderWatch({ changed: (dir) => this.changed(dir), settled: () => this.wake?.() });
+  private readonly folders = new FolderWatch({
+    changed: (dir) => this.changed(dir),
+    settled: () => this.wake?.(),
+    gitDirOf: (dir) => shadowDir(this.paths, { dir }),
+  });
+  /** Repositories found behind their files, waiting for the indexer. */
+  private readonly stale = new Map<string, Stale>();
+  /** The foreground job: one repository being indexed. */
+  private job?: { e: RepoEntry; started: number; expected: number };
+  /** Repositories checked at least once since this supervisor started. */
+  private readonly checked = new Set<string>();
+  /** Clients whose first status waits for their repositories' first check (until the deadline, ms). */
+  private readonly awaitingFirst = new Map<string, number>();
   private pass = 0;
   private stopping = false;
   private swept = false;
@@ -149,7 +180,8 @@ export class Supervisor {
       name: e.name,
       dir: e.dir,
       kind: e.kind,
-      state: 'queued',
+      // An index that is there is compared with the files at once: "checking", not "queued".
+      state: has ? 'checking' : 'queued',
       has_index: has,
       ...(saved && has && saved.name === e.name ? { indexed_at: saved.indexed_at, last_duration_ms: saved.duration_ms } : {}),
     };
@@ -164,13 +196,29 @@ export class Supervisor {
       this.lists.set(c.id, this.read(spec, undefined) ?? { spec, stamp: '', entries: [], errors: [] });
       say(`a client joined with ${spec.label} (${this.leases.clients().length} now)`);
     }
-    // The first status names Zoekt's URL: sent once Zoekt's URL is settled.
-    void this.started.then(() => this.leases.sendTo(c.id, this.statusFor(c.id)));
+    // The first status names Zoekt's URL: sent once Zoekt's URL is settled, and once the client's
+    // repositories were checked (for a moment at most), so that it says what the index holds.
+    this.awaitingFirst.set(c.id, Date.now() + FIRST_STATUS_WAIT_MS);
+    void this.started.then(() => this.sendFirst(c.id));
+    setTimeout(() => this.sendFirst(c.id, true), FIRST_STATUS_WAIT_MS).unref();
     this.wake?.();
     this.broadcast();
   }
 
+  /** A client's first status, if it is due: Zoekt is up, and its repositories were checked (or it waited long enough). */
+  private sendFirst(id: string, force = false): void {
+    if (!this.awaitingFirst.has(id)) return;
+    const list = this.lists.get(id);
+    const entries = list ? (this.plan.clients.get(id)?.entries ?? list.entries) : [];
+    const url = this.webserver.url;
+    if (!force && (!url || !entries.every((e) => this.checked.has(e.dir)))) return;
+    if (!url) return;
+    this.awaitingFirst.delete(id);
+    this.leases.sendTo(id, this.statusFor(id));
+  }
+
   private left(c: LeaseClient | undefined): void {
+    if (c) this.awaitingFirst.delete(c.id);
     if (c?.hello.list) {
       this.lists.delete(c.id);
       say(`a client with ${c.hello.list.label} left (${this.leases.clients().length} now)`);
@@ -192,7 +240,9 @@ export class Supervisor {
     if (this.broadcastTimer) return;
     this.broadcastTimer = setTimeout(() => {
       this.broadcastTimer = undefined;
-      this.leases.send((c) => this.statusFor(c.id));
+      this.expectations();
+      for (const id of this.awaitingFirst.keys()) this.sendFirst(id);
+      this.leases.send((c) => (this.awaitingFirst.has(c.id) ? undefined : this.statusFor(c.id)));
     }, 100);
   }
 
@@ -203,11 +253,11 @@ export class Supervisor {
     } catch {
       this.state = { repos: {} };
     }
-    this.runner.rate = this.state.rate;
+    this.runner.speed = this.state.speed;
   }
 
   private saveState(): void {
-    this.state.rate = this.runner.rate;
+    this.state.speed = this.runner.speed;
     writeFileAtomically(this.statePath, JSON.stringify(this.state, null, 1));
   }
 
@@ -274,7 +324,9 @@ export class Supervisor {
       if (!st || st.name !== e.name) this.status.set(e.dir, this.repoStatus(e));
     }
     for (const dir of [...this.status.keys()]) if (!wanted.has(dir)) this.status.delete(dir);
-    this.folders.follow(wanted);
+    for (const dir of [...this.stale.keys()]) if (!wanted.has(dir)) this.stale.delete(dir);
+    const kinds = new Map(plan.wanted.map((e) => [e.dir, e.kind]));
+    this.folders.follow(wanted, (dir) => kinds.get(dir) === 'git');
     // Shards and shadows of no repository the index keeps: left by a state file lost, or an index
     // interrupted (its temporary files, at the first pass only).
     if (this.lists.size === 0) return this.broadcast();
@@ -285,6 +337,12 @@ export class Supervisor {
     this.broadcast();
   }
 
+  /**
+   * Each pass: the lists read again, every folder due for a check compared with its index (a
+   * quick snapshot), and, while no index job runs, the next repository found behind given to the
+   * indexer. The job runs beside the checks of the next passes, so that a client that comes meanwhile
+   * hears at once that its index is current, and its own repositories are queued fairly.
+   */
   private async loop(): Promise<void> {
     while (!this.stopping) {
       await this.webserver.check();
@@ -293,15 +351,19 @@ export class Supervisor {
       } catch (err) {
         say(`reconciling the lists failed: ${(err as Error).message}`);
       }
-      for (const e of [...this.plan.wanted]) {
+      for (const e of this.checkOrder()) {
         if (this.stopping) break;
+        if (this.job?.e.dir === e.dir) continue;
         const st = this.status.get(e.dir);
-        if (!st || !this.folders.due(e.dir, st.state === 'ready')) continue;
-        this.folders.checking(e.dir);
-        await this.refresh(e);
+        const known = st && (st.state === 'ready' || st.state === 'error' || this.stale.has(e.dir));
+        if (!st || !this.folders.due(e.dir, !!known)) continue;
+        await this.check(e);
+        // Indexing starts as soon as there is something to index, beside the checks still to come.
+        this.next();
       }
       if (this.stopping) break;
-      await this.wholeBuilds();
+      this.next();
+      if (!this.job && !this.stale.size) await this.wholeBuilds();
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
@@ -317,10 +379,171 @@ export class Supervisor {
     }
   }
 
+  /**
+   * In which order folders are checked: those with an index first (quick, and they say current or
+   * behind), then the others, taking each client's list in turn, shortest lists first, so that a
+   * small list is not checked (and queued) behind a long one.
+   */
+  private checkOrder(): RepoEntry[] {
+    const indexed = this.plan.wanted.filter((e) => this.status.get(e.dir)?.has_index);
+    const seen = new Set(indexed.map((e) => e.dir));
+    const lists = [...this.plan.clients.values()].map((c) => c.entries.filter((e) => !seen.has(e.dir))).sort((a, b) => a.length - b.length);
+    const rest: RepoEntry[] = [];
+    for (let i = 0; lists.some((l) => i < l.length); i++) {
+      for (const l of lists) {
+        const e = l[i];
+        if (e && !seen.has(e.dir)) {
+          seen.add(e.dir);
+          rest.push(e);
+        }
+      }
+    }
+    return [...indexed, ...rest, ...this.plan.wanted.filter((e) => !seen.has(e.dir))];
+  }
+
+  /** Compares one folder with its index: current, behind (queued for the indexer), or failed. */
+  private async check(e: RepoEntry): Promise<void> {
+    this.folders.checking(e.dir);
+    const at = new Date().toISOString();
+    const st = this.status.get(e.dir)!;
+    if (st.state === 'queued' && !this.stale.has(e.dir)) this.set(e.dir, { state: 'checking' });
+    const saved = this.state.repos[e.dir];
+    const r = await this.runner.check(e, saved);
+    const now = this.status.get(e.dir);
+    if (this.stopping || !now || now.name !== e.name) return;
+    this.checked.add(e.dir);
+    // A change seen after the snapshot began may not be in it: behind still.
+    const later = now.changed_at && now.changed_at > at ? now.changed_at : undefined;
+    if (r.kind === 'failed') {
+      this.stale.delete(e.dir);
+      this.set(e.dir, { state: 'error', error: r.error, checked_at: at, progress: undefined });
+    } else if (r.kind === 'current') {
+      this.stale.delete(e.dir);
+      this.set(e.dir, {
+        state: 'ready',
+        has_index: true,
+        checked_at: at,
+        error: undefined,
+        progress: undefined,
+        changed_at: later,
+        ...(saved ? { indexed_at: now.indexed_at ?? saved.indexed_at, last_duration_ms: now.last_duration_ms ?? saved.delta_ms ?? saved.duration_ms } : {}),
+      });
+    } else {
+      const prev = this.stale.get(e.dir);
+      this.stale.set(e.dir, { fp: r.fp, size: r.size, cost: this.runner.expected(e, r.size, saved), since: prev?.since ?? Date.now(), at });
+      // Found behind by a check rather than a watch: behind since the check began.
+      if (now.has_index) this.set(e.dir, { state: 'ready', checked_at: at, changed_at: now.changed_at ?? at, progress: undefined, error: undefined });
+      else this.set(e.dir, { state: 'queued', checked_at: at, progress: undefined });
+    }
+    for (const id of this.awaitingFirst.keys()) this.sendFirst(id);
+  }
+
+  /**
+   * What the indexer does next, in order: deltas first (an index answers already, behind an
+   * edit: oldest edit first); then first indexes, for the client with the least left to index
+   * before its first complete answer, its smallest repository first.
+   */
+  private queue(): RepoEntry[] {
+    const byDir = new Map(this.plan.wanted.map((e) => [e.dir, e]));
+    const waiting = [...this.stale.keys()].filter((d) => byDir.has(d) && this.job?.e.dir !== d);
+    const cost = (d: string) => this.stale.get(d)!.cost;
+    const order = waiting
+      .filter((d) => this.status.get(d)?.has_index)
+      .sort((a, b) => this.stale.get(a)!.since - this.stale.get(b)!.since)
+      .map((d) => byDir.get(d)!);
+    const firsts = new Set(waiting.filter((d) => !this.status.get(d)?.has_index));
+    const lists = [...this.plan.clients.values()].map((c) => c.entries.map((e) => e.dir));
+    while (firsts.size) {
+      let best: string[] | undefined;
+      let least = Infinity;
+      for (const dirs of lists) {
+        const left = dirs.filter((d) => firsts.has(d)).reduce((n, d) => n + cost(d), 0);
+        if (left > 0 && left < least) [best, least] = [dirs, left];
+      }
+      const pick = (best ?? [...firsts]).filter((d) => firsts.has(d)).sort((a, b) => cost(a) - cost(b))[0]!;
+      firsts.delete(pick);
+      order.push(byDir.get(pick)!);
+    }
+    return order;
+  }
+
+  /** Gives the indexer the next repository of the queue, if it is idle. */
+  private next(): void {
+    if (this.job || this.stopping) return;
+    const e = this.queue()[0];
+    if (!e) return;
+    const s = this.stale.get(e.dir)!;
+    this.stale.delete(e.dir);
+    this.job = { e, started: Date.now(), expected: s.cost };
+    void this.index(e, s)
+      .catch((err: Error) => say(`indexing ${e.name} failed: ${err.message}`))
+      .finally(() => {
+        this.job = undefined;
+        this.broadcast();
+        this.wake?.();
+      });
+  }
+
+  /** Indexes one repository found behind its files (at the snapshot its check took). */
+  private async index(e: RepoEntry, s: Stale): Promise<void> {
+    const saved = this.state.repos[e.dir];
+    const outcome = await this.runner.index(e, s.fp, s.size, saved, (progress) => this.set(e.dir, { state: 'indexing', progress, error: undefined }));
+    if (this.stopping || outcome.kind === 'stopped') return;
+    const st = this.status.get(e.dir);
+    if (!st) return;
+    if (outcome.kind === 'failed') {
+      this.set(e.dir, { state: 'error', progress: undefined, error: outcome.error, has_index: hasShards(this.paths.index, e.name) });
+      return;
+    }
+    const { saved: now } = outcome;
+    this.state.repos[e.dir] = now;
+    this.saveState();
+    say(`estimate ratio for ${e.name}: expected ${(outcome.estimated / 1000).toFixed(1)} s, took ${(outcome.duration / 1000).toFixed(1)} s`);
+    this.set(e.dir, {
+      state: 'ready',
+      has_index: hasShards(this.paths.index, e.name),
+      indexed_at: now.indexed_at,
+      last_duration_ms: outcome.duration,
+      // What it holds is the snapshot of that check.
+      checked_at: s.at,
+      progress: undefined,
+      error: undefined,
+      // Behind still, if a change came after the snapshot was taken.
+      changed_at: st.changed_at && st.changed_at > s.at ? st.changed_at : undefined,
+    });
+  }
+
+  /**
+   * When each repository waiting for the indexer is probably indexed: the running job's rest,
+   * then each job of the queue in turn, at its expected cost.
+   */
+  private expectations(): void {
+    const now = Date.now();
+    let t = now;
+    for (const st of this.status.values()) delete st.expected_at;
+    if (this.job) {
+      const st = this.status.get(this.job.e.dir);
+      const p = st?.progress;
+      t += p ? Math.max(0, p.estimated_ms - p.elapsed_ms) : Math.max(0, this.job.expected - (now - this.job.started));
+      if (st) st.expected_at = new Date(t).toISOString();
+    }
+    for (const e of this.queue()) {
+      t += this.stale.get(e.dir)!.cost;
+      const st = this.status.get(e.dir);
+      if (st) st.expected_at = new Date(t).toISOString();
+    }
+  }
+
   /** A listed folder changed: its index is behind from now until a check finds it current. */
   private changed(dir: string): void {
     const st = this.status.get(dir);
-    if (st && st.has_index && !st.changed_at) this.set(dir, { changed_at: new Date().toISOString() });
+    if (st && st.has_index && !st.changed_at) {
+      this.set(dir, { changed_at: new Date().toISOString() });
+      // Said at once, not within the next 100 ms: an answer given meanwhile must not say current.
+      if (this.broadcastTimer) clearTimeout(this.broadcastTimer);
+      this.broadcastTimer = undefined;
+      this.leases.send((c) => (this.awaitingFirst.has(c.id) ? undefined : this.statusFor(c.id)));
+    }
   }
 
   private set(dir: string, patch: Partial<RepoStatus>): void {
@@ -329,40 +552,6 @@ export class Supervisor {
     Object.assign(st, patch);
     for (const k of Object.keys(patch) as (keyof RepoStatus)[]) if (patch[k] === undefined) delete st[k];
     this.broadcast();
-  }
-
-  /** Brings one repository's index up to date, if it is not. */
-  private async refresh(e: RepoEntry): Promise<void> {
-    const st = this.status.get(e.dir)!;
-    if (st.state === 'queued') this.set(e.dir, { state: 'checking' });
-    const snapshotAt = new Date().toISOString();
-    const saved = this.state.repos[e.dir];
-    const outcome = await this.runner.refresh(e, saved, ({ progress }) => {
-      this.set(e.dir, { checked_at: new Date().toISOString(), ...(progress ? { state: 'indexing', progress, error: undefined } : {}) });
-      // Found changed by a check rather than a watch: behind since it was found.
-      if (progress && this.status.get(e.dir)?.has_index && !this.status.get(e.dir)?.changed_at) this.set(e.dir, { changed_at: snapshotAt });
-    });
-    if (this.stopping || outcome.kind === 'stopped') return;
-    // Behind still, if a change came after the snapshot was taken.
-    const after = (at: string | undefined) => (at && at > snapshotAt ? at : undefined);
-    if (outcome.kind === 'failed') {
-      this.set(e.dir, { state: 'error', progress: undefined, error: outcome.error, has_index: hasShards(this.paths.index, e.name) });
-      return;
-    }
-    const { saved: now } = outcome;
-    if (outcome.kind === 'indexed') {
-      this.state.repos[e.dir] = now;
-      this.saveState();
-    }
-    this.set(e.dir, {
-      state: 'ready',
-      has_index: hasShards(this.paths.index, e.name),
-      indexed_at: now.indexed_at,
-      last_duration_ms: outcome.kind === 'indexed' ? outcome.duration : st.last_duration_ms ?? now.duration_ms,
-      progress: undefined,
-      error: undefined,
-      changed_at: after(this.status.get(e.dir)?.changed_at),
-    });
   }
 
   /**

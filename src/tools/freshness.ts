@@ -77,7 +77,7 @@ function covered(repos: RepoStatus[], reads: RepoReads<unknown, unknown>, args: 
 
 function notIndexed(pending: RepoStatus[]): ToolError {
   const indexing = pending.filter((r) => r.state !== 'error');
-  const wait = Math.max(...(indexing.length ? indexing : pending).map(retryAfterMs));
+  const wait = Math.max(...(indexing.length ? indexing : pending).map((r) => retryAfterMs(r)));
   const what = pending.map(describeRepo).join('; ');
   if (!indexing.length) {
     return new ToolError('UNAVAILABLE', `not indexed: ${what}`, 'Fix the cause named above (the repository stays listed and is retried when it changes); get_health shows each repository\'s state.', { retryable: false });
@@ -127,7 +127,7 @@ function pendingPartial(pending: RepoStatus[]): Partial {
   if (!indexing.length) {
     return { reason, hint: "Fix the cause named above (the repository stays listed and is indexed again when it changes); get_health shows each repository's state." };
   }
-  const wait = Math.max(...indexing.map(retryAfterMs));
+  const wait = Math.max(...indexing.map((r) => retryAfterMs(r)));
   return { reason, hint: `Retry the same call in about ${roughly(wait)} for the whole answer; get_health shows indexing progress per repository.` };
 }
 

@@ -131,7 +131,7 @@ export interface HealthWithIndexing {
   hint?: string;
   indexing?: {
     list_errors: string[];
-    repos: { name: string; state: string; has_index: boolean; indexed_at?: string; progress?: { percent: number; files: number; elapsed_ms: number } }[];
+    repos: { name: string; state: string; has_index: boolean; indexed_at?: string; changed_at?: string; expected_at?: string; progress?: { percent: number; files: number; elapsed_ms: number } }[];
   };
 }
 
@@ -139,13 +139,13 @@ export async function health(client: Client): Promise<HealthWithIndexing> {
   return ok<HealthWithIndexing>(await call(client, 'get_health', {}));
 }
 
-/** Waits until every listed repository is indexed and current. */
+/** Waits until every listed repository is indexed and current (not behind a change). */
 export async function allIndexed(client: Client, ms = 90_000): Promise<HealthWithIndexing> {
   return waitFor(
     'every repository indexed',
     async () => {
       const h = await health(client);
-      return h.indexing && h.indexing.repos.length > 0 && h.indexing.repos.every((r) => r.state === 'ready') ? h : undefined;
+      return h.indexing && h.indexing.repos.length > 0 && h.indexing.repos.every((r) => r.state === 'ready' && !r.changed_at) ? h : undefined;
     },
     ms,
   );
