@@ -5,11 +5,22 @@
 // The extractor's grammars are copied to dist/grammars/: the package ships them, not the grammar
 // packages (each of which carries sources and native builds for six platforms).
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
+
+// tools/list as the server answers it, for servers to read at start (src/server/catalog.ts),
+// from tsc's output of the same sources. Its hash is compiled into the bundles: a bundle reads
+// only the list of its own build, and the stdio server answers from it without loading the tools.
+const { TOOLS } = await import(join(root, 'dist/tools/index.js'));
+const { describeTools } = await import(join(root, 'dist/server/catalog.js'));
+const { VERSION } = await import(join(root, 'dist/version.js'));
+const tools = describeTools(TOOLS);
+const id = createHash('sha256').update(JSON.stringify({ version: VERSION, tools })).digest('base64url').slice(0, 16);
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts', 'src/extractor/main.ts', 'src/extractor/worker.ts'],
@@ -25,6 +36,7 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS packages bundled into ES modules call require() for Node's own modules.
   banner: { js: "import { createRequire as __zoektMcpRequire } from 'node:module'; const require = __zoektMcpRequire(import.meta.url);" },
+  define: { ZOEKT_MCP_TOOLS_LIST_ID: JSON.stringify(id) },
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
@@ -39,11 +51,7 @@ for (const name of readdirSync(chunks)) {
   if (!current.has(file) && Date.now() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
 }
 
-// tools/list as the server answers it, for servers to read at start (src/server/catalog.ts).
-const { TOOLS } = await import(join(root, 'dist/tools/index.js'));
-const { describeTools } = await import(join(root, 'dist/server/catalog.js'));
-const { VERSION } = await import(join(root, 'dist/version.js'));
-writeFileSync(join(root, 'dist/tools-list.json'), `${JSON.stringify({ version: VERSION, tools: describeTools(TOOLS) })}\n`);
+writeFileSync(join(root, 'dist/tools-list.json'), `${JSON.stringify({ version: VERSION, id, tools })}\n`);
 
 const { GRAMMARS } = await import(join(root, 'dist/extractor/languages.js'));
 const require = createRequire(import.meta.url);

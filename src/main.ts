@@ -1,9 +1,16 @@
-/** The server program: read the configuration, build the runtime, serve on the chosen transport. */
+/**
+ * The server program: read the configuration, build the runtime, serve on the chosen transport.
+ *
+ * Only what reading the arguments needs is imported here: `--version`, `--help` and a bad
+ * configuration answer without loading the server. The rest is loaded once the configuration
+ * says what to serve, and the stdio server answers `initialize` and `tools/list` before the
+ * runtime (the tools, the search engine, the Zoekt client) is loaded (RuntimeOnDemand below).
+ */
 import { HELP, loadConfig } from './config.js';
 import { keepHeapNearLive } from './heap.js';
-import { createLogger } from './log.js';
-import { runtimeFromConfig, type LocalStatusSource } from './runtime.js';
-import { serveStdio } from './server/stdio.js';
+import { createLogger, type Logger } from './log.js';
+import type { LocalStatusSource, Runtime } from './runtime.js';
+import type { StdioHost } from './server/stdio.js';
 import { VERSION } from './version.js';
 
 export interface MainOptions {
@@ -32,9 +39,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
   const { config } = outcome;
   keepHeapNearLive();
   const log = createLogger(config.logLevel);
-  const runtime = runtimeFromConfig(config, log, opts.local, opts.listed);
-  if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
+  const build = async () => (await import('./runtime.js')).runtimeFromConfig(config, log, opts.local, opts.listed);
+  let runtime: Runtime | undefined;
   if (config.http) {
+    runtime = await build();
+    if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
     // Loaded only here: the stdio server starts without the HTTP stack.
     const { serveHttp } = await import('./server/http.js');
     const server = await serveHttp(config.http, runtime);
@@ -45,12 +54,90 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
     process.once('SIGTERM', () => process.exit(1));
     await server.shutdown();
   } else {
-    const { closed } = serveStdio(runtime);
-    await Promise.race([closed, stopSignal()]);
+    const [{ serveStdio }, { builtToolList }] = await Promise.all([import('./server/stdio.js'), import('./server/catalog.js')]);
+    // Without the list the build writes (tsc's output, a missing or stale file) the runtime
+    // describes the tools itself, so it is built before serving, as over HTTP.
+    const list = builtToolList();
+    const host = list ? new RuntimeOnDemand(build, list, log, config.zoektUrl) : (runtime = await build());
+    if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
+    const { closed } = serveStdio(host);
+    if (host instanceof RuntimeOnDemand) {
+      host.loadAfter(PRELOAD_AFTER_MS);
+      await Promise.race([closed, stopSignal(), host.failed]);
+      runtime = await host.started();
+    } else {
+      await Promise.race([closed, stopSignal()]);
+    }
   }
   // Calls still running were aborted above; do not wait long for their sockets.
-  await Promise.race([runtime.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
+  if (runtime) await Promise.race([runtime.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   return 0;
+}
+
+/**
+ * When the stdio server loads its runtime if no client has asked for tools/list or called a tool
+ * by then: late enough that the first answers of a client that spawned it do not wait for it.
+ */
+const PRELOAD_AFTER_MS = 1000;
+
+/**
+ * The stdio server's runtime before a tool is called. `tools/list` is answered from the list the
+ * build wrote (the same answer the runtime gives); the runtime is loaded once that answer is out
+ * (a client lists the tools first and calls one later), or PRELOAD_AFTER_MS after serving began,
+ * or by the first call, which waits for it: the call's deadline counts from its arrival. A
+ * runtime that fails to load ends the server (`failed`), as it would have at start.
+ */
+class RuntimeOnDemand implements StdioHost {
+  readonly fleet: { readonly url: string };
+  readonly dispatcher: StdioHost['dispatcher'];
+  /** Rejects with the error of a runtime that failed to load; never resolves. */
+  readonly failed: Promise<never>;
+  private loading: Promise<Runtime> | undefined;
+  private fail: (err: unknown) => void = () => undefined;
+
+  constructor(
+    private readonly build: () => Promise<Runtime>,
+    private readonly list: StdioHost['catalog']['list'],
+    readonly log: Logger,
+    zoektUrl: string,
+  ) {
+    this.fleet = { url: zoektUrl };
+    this.failed = new Promise<never>((_, reject) => (this.fail = reject));
+    this.dispatcher = {
+      call: async (name, args, options) => {
+        const arrived = options.arrived ?? Date.now();
+        const runtime = await this.load();
+        return runtime.dispatcher.call(name, args, { ...options, arrived });
+      },
+    };
+  }
+
+  /** Read by each tools/list: answered from the built list, and the runtime loads right after. */
+  get catalog(): StdioHost['catalog'] {
+    setImmediate(() => void this.load().catch(() => undefined));
+    return { list: this.list };
+  }
+
+  load(): Promise<Runtime> {
+    if (!this.loading) {
+      const started = performance.now();
+      this.loading = this.build();
+      this.loading.then(
+        () => this.log.debug('runtime loaded', { ms: Math.round(performance.now() - started) }),
+        (err: unknown) => this.fail(err),
+      );
+    }
+    return this.loading;
+  }
+
+  loadAfter(ms: number): void {
+    setTimeout(() => void this.load().catch(() => undefined), ms).unref();
+  }
+
+  /** The runtime, if loading it began and succeeded. */
+  async started(): Promise<Runtime | undefined> {
+    return this.loading?.catch(() => undefined);
+  }
 }
 
 function stopSignal(): Promise<NodeJS.Signals> {

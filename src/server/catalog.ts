@@ -1,16 +1,30 @@
 /**
  * The tools as agents see them, worked out once: the tools/list answer with every JSON Schema
  * already converted, and each tool's strict argument parser. No session and no HTTP request
- * converts a schema again. The build writes the list of this server's own tools next to the
- * bundles (dist/tools-list.json), so a server that starts reads it instead of converting the
- * schemas (a tenth of its start-up time).
+ * converts a schema again. The bundler writes the list of this server's own tools next to the
+ * bundles (dist/tools-list.json) and compiles the list's id into them, so a bundled server that
+ * starts reads it instead of converting the schemas (a tenth of its start-up time), and the stdio
+ * server answers tools/list from it before the tools themselves are loaded (src/main.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { advertisedOutput, READ_ONLY_ANNOTATIONS, type AnyTool } from '../tools/define.js';
-import { TOOLS } from '../tools/index.js';
 import { VERSION } from '../version.js';
+
+/**
+ * Defined by scripts/bundle.mjs in the bundles it builds: the id it wrote into tools-list.json
+ * beside them. Undefined in tsc's output and under the tests, which describe the tools instead.
+ */
+declare const ZOEKT_MCP_TOOLS_LIST_ID: string | undefined;
+
+/** What the bundler writes to dist/tools-list.json. */
+export interface BuiltToolList {
+  version: string;
+  /** A hash of `tools`, compiled into the bundles of the same build (ZOEKT_MCP_TOOLS_LIST_ID). */
+  id: string;
+  tools: Tool[];
+}
 
 export interface ToolCatalog {
   /** The tools/list answer. */
@@ -25,7 +39,7 @@ export function catalogOf(tools: readonly AnyTool[]): ToolCatalog {
   let catalog = catalogs.get(tools);
   if (!catalog) {
     catalog = {
-      list: { tools: (tools === TOOLS && builtList()) || describeTools(tools) },
+      list: { tools: builtListOf(tools) ?? describeTools(tools) },
       byName: new Map(tools.map((t) => [t.name, t])),
       names: tools.map((t) => t.name),
     };
@@ -34,15 +48,34 @@ export function catalogOf(tools: readonly AnyTool[]): ToolCatalog {
   return catalog;
 }
 
-/** What the build wrote for this version, if it names these tools in this order. */
-function builtList(): Tool[] | undefined {
+let built: { list: { tools: Tool[] } | undefined } | undefined;
+
+/**
+ * The tools/list answer the build wrote beside this bundle, read once; undefined when this code
+ * is not a bundle (tsc's output, the tests) or the file is missing or of another build.
+ */
+export function builtToolList(): { tools: Tool[] } | undefined {
+  built ??= { list: readBuiltList() };
+  return built.list;
+}
+
+function readBuiltList(): { tools: Tool[] } | undefined {
+  const id = typeof ZOEKT_MCP_TOOLS_LIST_ID === 'string' ? ZOEKT_MCP_TOOLS_LIST_ID : undefined;
+  if (id === undefined) return undefined;
   try {
-    const built = JSON.parse(readFileSync(new URL('../tools-list.json', import.meta.url), 'utf8')) as { version: string; tools: Tool[] };
-    const same = built.version === VERSION && built.tools.length === TOOLS.length && built.tools.every((t, i) => t.name === TOOLS[i]!.name && t.description === TOOLS[i]!.description);
-    return same ? built.tools : undefined;
+    // A bundle's chunks sit in dist/chunks/: the list is next to that folder.
+    const file = JSON.parse(readFileSync(new URL('../tools-list.json', import.meta.url), 'utf8')) as BuiltToolList;
+    return file.version === VERSION && file.id === id && Array.isArray(file.tools) ? { tools: file.tools } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** What the build wrote, if it names these tools in this order. */
+function builtListOf(tools: readonly AnyTool[]): Tool[] | undefined {
+  const list = builtToolList()?.tools;
+  const same = list && list.length === tools.length && list.every((t, i) => t.name === tools[i]!.name && t.description === tools[i]!.description);
+  return same ? list : undefined;
 }
 
 export function describeTools(tools: readonly AnyTool[]): Tool[] {

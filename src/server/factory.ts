@@ -8,9 +8,9 @@
 import { LOG_LEVEL_META_KEY, Server, TRACEPARENT_META_KEY, type CacheHint, type JSONRPCRequest, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
-import type { Runtime } from '../runtime.js';
 import { VERSION } from '../version.js';
-import type { CallOptions } from './dispatch.js';
+import type { ToolCatalog } from './catalog.js';
+import type { CallOptions, Dispatcher } from './dispatch.js';
 
 export const SERVER_INFO = { name: 'zoekt-mcp', version: VERSION };
 
@@ -32,6 +32,16 @@ export const INSTRUCTIONS = [
 const STABLE: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
 
 export type ServerFactory = (ctx: McpRequestContext) => Server;
+
+/**
+ * What a Server uses of the runtime: the tools/list answer and the dispatcher. A Runtime is one;
+ * so is the stdio server's stand-in that answers from the built list and loads the runtime for
+ * the first call (src/main.ts).
+ */
+export interface ToolHost {
+  readonly catalog: Pick<ToolCatalog, 'list'>;
+  readonly dispatcher: Pick<Dispatcher, 'call'>;
+}
 
 /** tools/call params as they come: the dispatcher checks them and says what is wrong. */
 const ANY_PARAMS = z.record(z.string(), z.unknown());
@@ -91,7 +101,7 @@ function callOptions(server: ToolServer, ctx: ServerContext, arrived: number | u
 export const ARRIVED_HEADER = 'x-zoekt-mcp-arrived';
 
 /** The server factory of a runtime. */
-export function serverFactory(runtime: Runtime): ServerFactory {
+export function serverFactory(runtime: ToolHost): ServerFactory {
   // One validator for every Server (the SDK would build one per instance; no tool elicits).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   return ({ requestInfo }) => {
