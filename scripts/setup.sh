@@ -16,8 +16,13 @@ for step in "${steps[@]}"; do
   case "$step" in
     node)
       if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-        echo "setup: installing npm packages" >&2
-        npm ci --no-audit --no-fund >&2
+        started=$SECONDS
+        echo "setup: installing npm packages ($(grep -c '^    "node_modules/' package-lock.json) in package-lock.json)" >&2
+        # --loglevel=error: npm's warnings here need no action from whoever sets up (allowScripts
+        # notices for esbuild and the tree-sitter grammars, whose install scripts are not needed;
+        # deprecations inside dependencies); errors still show, and fail the set-up.
+        npm ci --no-audit --no-fund --loglevel=error >&2
+        echo "setup: installed $(node -p 'Object.keys(require("./node_modules/.package-lock.json").packages).length') npm packages in $((SECONDS - started)) s" >&2
         # npm ci runs the package's prepare script, which builds the server whole.
         if [ -f dist/cli.js ]; then touch dist/.built; fi
       fi
