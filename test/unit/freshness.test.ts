@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freshAnswer, freshError, type RepoReads } from '../../src/tools/freshness.js';
 import { TOOLS } from '../../src/tools/index.js';
-import type { RepoStatus, SupervisorStatus } from '../../src/local/status.js';
+import { retryAfterMs, type RepoStatus, type SupervisorStatus } from '../../src/local/status.js';
 
 const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
 const ready: RepoStatus = { name: 'acme/a', dir: '/src/a', kind: 'git', state: 'ready', has_index: true, indexed_at: hourAgo };
@@ -120,5 +120,29 @@ describe('what each tool declares it reads', () => {
     const fresh: Record<string, unknown> = { results: [hit('acme/a')], stats: { complete: true } };
     freshAnswer(reads('search_code'), serving([checked]), {}, fresh);
     expect(fresh.index_age).toEqual([{ repo: 'acme/a', index_time: hourAgo, index_age_s: expect.any(Number), state: 'current', checked_s: 3 }]);
+  });
+});
+
+describe('retry_after_s follows the expected time', () => {
+  it('of a repository waiting behind other jobs, not a fixed 5 s', () => {
+    const now = Date.parse('2026-11-26T12:00:00Z');
+    const queued: RepoStatus = { name: 'acme/q', dir: '/src/q', kind: 'git', state: 'queued', has_index: false, expected_at: new Date(now + 42_000).toISOString() };
+    expect(retryAfterMs(queued, now)).toBe(43_000);
+    // Indexing: the expectation, else what the progress says is left.
+    expect(retryAfterMs({ ...indexing, expected_at: new Date(now + 3000).toISOString() }, now)).toBe(4000);
+    expect(retryAfterMs(indexing, now)).toBe(11_000);
+    // Not checked yet: a check takes a moment.
+    expect(retryAfterMs({ ...queued, expected_at: undefined }, now)).toBe(2000);
+    // Long waits are said as they are (up to 10 min), not cut at a minute.
+    expect(retryAfterMs({ ...queued, expected_at: new Date(now + 300_000).toISOString() }, now)).toBe(301_000);
+  });
+
+  it('in index_age', () => {
+    const queued: RepoStatus = { name: 'acme/b', dir: '/src/b', kind: 'git', state: 'queued', has_index: false, expected_at: new Date(Date.now() + 20_000).toISOString() };
+    const out: Record<string, unknown> = { results: [hit('acme/a')], stats: { files: 1, complete: true } };
+    freshAnswer(reads('search_code'), serving([ready, queued]), {}, out);
+    const age = (out.index_age as { repo: string; retry_after_s?: number }[]).find((a) => a.repo === 'acme/b')!;
+    expect(age.retry_after_s).toBeGreaterThanOrEqual(20);
+    expect(age.retry_after_s).toBeLessThanOrEqual(21);
   });
 });
