@@ -83,7 +83,7 @@ const MATCHES_PER_LINE = 10;
  * A ranked window's match cap, in pages of files at `max_matches_per_file` lines each: room for
  * the page and the next (the window cache serves it) before the cap ends the relevance order.
  */
-const RANKED_CAP_PAGES = 4;
+const RANKED_CAP_PAGES = 10;
 /** The most matches one ranked window brings (about 2.5 MB of Zoekt's JSON), whatever the page asks. */
 const RANKED_CAP_MAX = 20_000;
 
@@ -159,7 +159,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
     narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
   const notIndexed = await skipped;
-  const notes = [args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note];
+  const notes = [args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note, page.short];
   const stats = { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete };
   const make = (s: Record<CodeDial, number>, truncated: CodeSearchOutput['truncated']): CodeSearchOutput => {
     const out: CodeSearchOutput = {

@@ -27,7 +27,7 @@
  * - the counts come from Zoekt's stats, which its display caps do not change.
  */
 import * as q from '../zoekt/query.js';
-import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
+import type { Chunk, FileHit, SearchStatsOut } from '../zoekt/wire.js';
 import { grouped, NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';
@@ -56,6 +56,10 @@ export interface FileWalkPage {
   partial?: Partial;
   /** The ranked window the walk's relevance-ordered part was cut from. */
   ranked: Window;
+  /** Where the next page starts, when this one is short of `limit` files though more follow. */
+  nextOffset?: number;
+  /** Why the page is short of `limit` files though more follow. */
+  short?: string;
 }
 
 function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pick<FileWalkPage, 'complete' | 'partial'> {
@@ -96,8 +100,15 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
-  let { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1);
+  let { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within);
   const cut = head.cutAt !== undefined;
+  if (within && cut && page.items.length > 0 && page.items.length < limit && !head.exhausted) {
+    // Files of thousands of matches each come a few per Zoekt request: the page ends where this
+    // call's requests did, and the next one goes on from there.
+    const total = head.stats.fileCount;
+    const short = `This page has ${page.items.length} of the ${limit} files asked for: their files have thousands of matches each, which Zoekt sends a few files at a time. next_cursor goes on with the next file.`;
+    return { files: page.items, more: true, nextOffset: offset + page.items.length, short, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
+  }
   if ((within && !(cut && page.items.length < limit)) || head.exhausted) {
     const order = within ? undefined : walkOrder(head, limits.rankedFiles);
     const items = order ? order.slice(offset, offset + limit) : page.items;
@@ -106,7 +117,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
     return { files: items, more, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
   }
   // The match cap ended the ranked part before this page: the whole of it, from the cached window.
-  if (within) ({ page, window: head } = await searcher.filePage(ranked, 0, limits.rankedFiles, limits.rankedFiles + 1));
+  if (within) ({ page, window: head } = await searcher.filePage(ranked, 0, limits.rankedFiles, limits.rankedFiles + 1, true));
 
   const headFiles = page.items;
   // type:filename keeps the answer's files and drops their lines; Zoekt lifts it to the root,
@@ -169,9 +180,34 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
   const found = await among(wanted);
   const cutAt = found.cutAt;
   for (const f of found.files) if (cutAt === undefined || f.score > cutAt) hits.set(fileId(f), f);
-  if (cutAt === undefined) return hits;
-  const rest = wanted.filter((f) => !hits.has(fileId(f)));
-  const alone = await Promise.all(rest.map((f) => among([f])));
-  for (const w of alone) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+  if (cutAt !== undefined) {
+    const rest = wanted.filter((f) => !hits.has(fileId(f)));
+    const alone = await Promise.all(rest.map((f) => among([f])));
+    for (const w of alone) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+  }
+  // Whether a file came whole or cut depends on the files beside it in the request: every file
+  // shows its first `perFile` matches at most, so a page is the same whichever way it came.
+  if (perFile !== undefined) for (const [key, f] of hits) hits.set(key, firstMatches(f, perFile));
   return hits;
+}
+
+/** The file with its first `n` matches only (marked cut) when it has as many or more. */
+export function firstMatches(file: FileHit, n: number): FileHit {
+  let count = 0;
+  for (const c of file.chunks) count += c.matchLines.length;
+  if (count < n) return file;
+  const chunks: Chunk[] = [];
+  let left = n;
+  for (const c of file.chunks) {
+    if (left === 0) break;
+    const k = c.matchLines.length;
+    if (k <= left) {
+      chunks.push(c);
+      left -= k;
+      continue;
+    }
+    chunks.push({ startLine: c.startLine, lines: c.lines, ranges: c.ranges.slice(0, left), matchLines: c.matchLines.slice(0, left), fileName: c.fileName, score: c.score });
+    left = 0;
+  }
+  return { ...file, chunks, matchesCut: true };
 }

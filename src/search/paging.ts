@@ -90,7 +90,8 @@ export async function fetchPage<T>(
   for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
     const fetched = await fetchWindow(size);
     window = ranked(fetched, order);
-    if (decides(window, offset, limit, order)) break;
+    // A cut window went as far as the rounds of one call go: a larger size would not help.
+    if (decides(window, offset, limit, order) || window.cutAt !== undefined) break;
     size *= 2;
   }
   return pageOf(window, offset, limit);

@@ -14,6 +14,9 @@ import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
 
+/** Rounds of a capped window one call asks for before it settles for a short page (Searcher.cappedWindow). */
+const ROUNDS_PER_CALL = 8;
+
 /** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
 export const PREFETCH_PAGES = 2;
 
@@ -58,6 +61,11 @@ export interface WindowRequest {
   maxMatches?: number | undefined;
   /** Under a match cap: rounds stop once this many files lie above the cut (the page's need). */
   minFiles?: number | undefined;
+  /**
+   * Under a match cap: after ROUNDS_PER_CALL rounds, rounds stop once this many files lie above
+   * the cut (the page's first file): a page of files with thousands of matches each comes short.
+   */
+  floorFiles?: number | undefined;
 }
 
 const windowKey = (req: Omit<WindowRequest, 'size'>) => {
@@ -121,7 +129,9 @@ export class Searcher {
     const key = windowKey(req);
     const cached = req.fresh || req.once ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
-    const window = req.maxMatches ? await this.cappedWindow(req, key, req.maxMatches) : await this.fetchWindow(req, req.query, req.size);
+    // A ranked window goes in rounds; a listing or a block of given files is one request.
+    const window =
+      req.maxMatches && req.key === undefined ? await this.cappedWindow(req, key, req.maxMatches) : await this.fetchWindow(req, req.query, req.size, req.maxMatches);
     // An answer with a backend or shard missing is not kept: the next page asks again.
     const cause = window.stats.stopped?.cause;
     if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
@@ -129,36 +139,44 @@ export class Searcher {
   }
 
   /**
-   * A ranked window under a match cap, in rounds: each round asks for the files ranked below
-   * the last round's cut (the files above it excluded by name) with twice its cap, until the
-   * window holds `minFiles` (else `size`) files above the cut or Zoekt has no more. Each round's
-   * cut is fixed by the index, the cap and the files before it, so the rounds give one order
-   * whatever replica asks; a cached window that ended at a cut goes on with the next round.
+   * A ranked window under a match cap, in rounds. Zoekt's cap counts the whole answer and stops
+   * sending files where it runs out, so each round holds the files above the score it ran out at
+   * (whole, in their final places) and the next round asks for the rest, the held files excluded
+   * by name. A round that holds nothing began with files tied at that score: those that came
+   * whole are held, or, when the first file alone has as many matches as the cap, that file is
+   * held with its first matches only (`matchesCut`). Rounds go on until `minFiles` (else `size`)
+   * files lie above the last cut, or Zoekt has no more, or, after ROUNDS_PER_CALL rounds, once
+   * `floorFiles` do. When Zoekt stopped early (its match budget), a later round may meet files
+   * the first never evaluated, ranked above files already held: they are left out, so that the
+   * order stays one order (the answer says it is partial). What each round holds is fixed by the
+   * index, the cap and the files before it, whatever order Zoekt breaks ties in, so any replica
+   * gets the same files and the same matches; a cached window that ended at a cut goes on.
    */
-  private async cappedWindow(req: WindowRequest & { repos?: string[] }, key: string, maxMatches: number): Promise<Window> {
+  private async cappedWindow(req: WindowRequest & { repos?: string[] }, key: string, cap: number): Promise<Window> {
     const need = req.minFiles ?? req.size;
     const start = req.fresh || req.once ? undefined : this.cache.peek(key);
-    const resumed = start?.cutAt !== undefined && start.cap !== undefined;
-    let last = resumed ? start! : await this.fetchWindow(req, req.query, req.size, maxMatches);
-    let cap = resumed ? start!.cap! : maxMatches;
+    const resumed = start?.cutAt !== undefined && start.held !== undefined;
+    let held: FileHit[] = resumed ? start!.files.slice(0, start!.held) : [];
+    let last = resumed ? start! : await this.fetchWindow(req, req.query, req.size, cap);
     // Counts come from the first round: the later ones leave files out on purpose.
     const counts = last.stats;
-    let held: FileHit[] = [];
-    let rounds = 0;
-    while (last.cutAt !== undefined) {
+    let rest = resumed ? start!.files.slice(start!.held) : last.files;
+    for (let round = 1; last.cutAt !== undefined; round++) {
       const cutAt = last.cutAt;
-      const above = last.files.filter((f) => f.score > cutAt);
-      if (held.length + above.length >= need) break;
-      held = [...held, ...above];
-      cap *= 2;
+      const above = rest.filter((f) => f.score > cutAt);
+      const decided = held.filter((f) => f.score > cutAt).length + above.length;
+      if (decided >= need || (round > ROUNDS_PER_CALL && decided >= (req.floorFiles ?? need))) break;
+      // Whole files go in; a cut file only when it began its round (then it has at least `cap` matches).
+      const whole = rest.filter((f) => !f.matchesCut);
+      held = [...held, ...(above.length ? above : whole.length ? whole : rest)];
       const excluded = held.map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
       // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
-      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need) - held.length, cap);
-      rounds++;
+      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need, held.length + 1) - held.length, cap);
+      rest = last.files.filter((f) => f.score <= cutAt);
     }
     const stopped = counts.stopped ?? last.stats.stopped;
-    const files = rounds === 0 ? last.files : [...held, ...last.files];
-    const window: Window = { files, size: req.size, exhausted: last.exhausted, cap, stats: { ...counts, ...(stopped ? { stopped } : {}) } };
+    const files = [...held, ...rest];
+    const window: Window = { files, size: req.size, exhausted: last.exhausted, held: held.length, stats: { ...counts, ...(stopped ? { stopped } : {}) } };
     if (last.cutAt !== undefined) {
       const cutAt = last.cutAt;
       window.cutAt = cutAt;
@@ -243,7 +261,8 @@ export class Searcher {
    * One page of files in the stable order, and the last window it was cut from. Only a walk's
    * first page asks Zoekt afresh (`fresh`); later pages may come from the cache.
    */
-  async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number): Promise<{ page: Page<FileHit>; window: Window }> {
+  /** `whole`: under a match cap, the page is never short (the head of a walk must be all of it). */
+  async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number, whole = false): Promise<{ page: Page<FileHit>; window: Window }> {
     const req = { ...query, fresh: query.fresh ?? offset === 0 };
     let last = this.peek(req);
     const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size, ...cutOf(last) };
@@ -251,7 +270,7 @@ export class Searcher {
     const page = await fetchPage(
       async (size) => {
         fetched = true;
-        last = await this.window({ ...req, size, minFiles: offset + limit + 1 });
+        last = await this.window({ ...req, size, minFiles: offset + limit + 1, floorFiles: whole ? offset + limit + 1 : offset + 1 });
         return { items: last.files, exhausted: last.exhausted, ...cutOf(last) };
       },
       offset,

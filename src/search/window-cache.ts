@@ -21,8 +21,8 @@ export interface Window {
    * it are known whole and in order.
    */
   cutAt?: number;
-  /** The match cap its last round was asked with (a longer window goes on with twice it). */
-  cap?: number;
+  /** Under a match cap: how many of its first files are held in their final places (Searcher.cappedWindow). */
+  held?: number;
   stats: SearchStatsOut;
 }
 

@@ -136,7 +136,7 @@ function shrink(req: SearchRequest, now: Shrink): Shrink | undefined {
   return undefined;
 }
 /** Whether the match cap ran out: then the last file holds only some of its matches, and files may follow it. */
-function markCut(result: SearchResult, maxMatches: number): void {
+export function markCut(result: SearchResult, maxMatches: number): void {
   let sent = 0;
   for (const f of result.files) for (const c of f.chunks) sent += c.matchLines.length;
   const last = result.files[result.files.length - 1];
