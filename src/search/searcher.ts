@@ -14,8 +14,12 @@ import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
 
-/** Rounds of a capped window one call asks for before it settles for a short page (Searcher.cappedWindow). */
-const ROUNDS_PER_CALL = 8;
+/**
+ * How long a capped window's rounds go on before a call settles for a short page (Searcher.
+ * cappedWindow): a fifth of the default deadline, so a page of files with thousands of matches
+ * each answers in time even on a busy machine, and says where to go on.
+ */
+const ROUNDS_MS = 2_000;
 
 /** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
 export const PREFETCH_PAGES = 2;
@@ -36,6 +40,8 @@ export interface WalkLimits {
   rankedFiles: number;
   /** The most files one walk over pages reaches. */
   walkFiles: number;
+  /** How long the rounds of a capped window go on before a short page will do (default ROUNDS_MS). */
+  roundsMs?: number;
 }
 
 export const WALK_LIMITS: WalkLimits = { rankedFiles: 200, walkFiles: 20_000 };
@@ -62,8 +68,8 @@ export interface WindowRequest {
   /** Under a match cap: rounds stop once this many files lie above the cut (the page's need). */
   minFiles?: number | undefined;
   /**
-   * Under a match cap: after ROUNDS_PER_CALL rounds, rounds stop once this many files lie above
-   * the cut (the page's first file): a page of files with thousands of matches each comes short.
+   * Under a match cap: after ROUNDS_MS, rounds stop once this many files lie above the cut (the
+   * page's first file): a page of files with thousands of matches each comes short.
    */
   floorFiles?: number | undefined;
 }
@@ -145,8 +151,8 @@ export class Searcher {
    * by name. A round that holds nothing began with files tied at that score: those that came
    * whole are held, or, when the first file alone has as many matches as the cap, that file is
    * held with its first matches only (`matchesCut`). Rounds go on until `minFiles` (else `size`)
-   * files lie above the last cut, or Zoekt has no more, or, after ROUNDS_PER_CALL rounds, once
-   * `floorFiles` do. When Zoekt stopped early (its match budget), a later round may meet files
+   * files lie above the last cut, or Zoekt has no more, or, after ROUNDS_MS, once `floorFiles`
+   * do. When Zoekt stopped early (its match budget), a later round may meet files
    * the first never evaluated, ranked above files already held: they are left out, so that the
    * order stays one order (the answer says it is partial). What each round holds is fixed by the
    * index, the cap and the files before it, whatever order Zoekt breaks ties in, so any replica
@@ -161,11 +167,12 @@ export class Searcher {
     // Counts come from the first round: the later ones leave files out on purpose.
     const counts = last.stats;
     let rest = resumed ? start!.files.slice(start!.held) : last.files;
-    for (let round = 1; last.cutAt !== undefined; round++) {
+    const started = Date.now();
+    while (last.cutAt !== undefined) {
       const cutAt = last.cutAt;
       const above = rest.filter((f) => f.score > cutAt);
       const decided = held.filter((f) => f.score > cutAt).length + above.length;
-      if (decided >= need || (round > ROUNDS_PER_CALL && decided >= (req.floorFiles ?? need))) break;
+      if (decided >= need || (Date.now() - started >= (this.walkLimits.roundsMs ?? ROUNDS_MS) && decided >= (req.floorFiles ?? need))) break;
       // Whole files go in; a cut file only when it began its round (then it has at least `cap` matches).
       const whole = rest.filter((f) => !f.matchesCut);
       held = [...held, ...(above.length ? above : whole.length ? whole : rest)];

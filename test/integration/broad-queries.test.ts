@@ -57,11 +57,13 @@ describe('broad queries on the Go tree answer partially, never fail', { timeout:
     expectPartialAndTrue(out, textOf(result), query === 'e' ? /e/i : undefined);
   });
 
-  it('a query that matches nearly every character gives full pages, a cursor, and more on the next page', async () => {
-    const first = ok<CodeOut>(await call(mcp.client, 'search_code', { query: '.', limit: 10 }));
+  it('a query that matches nearly every character gives pages, a cursor, and more on the next page', async () => {
+    const first = ok<CodeOut & { hint?: string }>(await call(mcp.client, 'search_code', { query: '.', limit: 10 }));
     // Zoekt's display cap keeps the answer to what the page needs: no answer past the size bound.
     expect(first.partial?.reason).not.toBe('too_large');
-    expect(first.results).toHaveLength(10);
+    expect(first.results.length).toBeGreaterThan(0);
+    // Files of thousands of matches come a few per request: a page that took long comes short, and says so.
+    if (first.results.length < 10) expect(first.hint).toMatch(/This page has \d+ of the 10 files asked for/);
     expect(first.next_cursor).toBeDefined();
     const second = ok<CodeOut>(await call(mcp.client, 'search_code', { query: '.', limit: 10, cursor: first.next_cursor }));
     expect(second.results.length).toBeGreaterThan(0);

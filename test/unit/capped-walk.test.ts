@@ -88,6 +88,13 @@ describe('walks under a match cap', () => {
     for (const r of zoekt.requests) expect(r.sent).toBeLessThanOrEqual(r.maxMatches!);
   });
 
+  it('give the same order in short pages, when a call may ask only the rounds its first file needs', async () => {
+    const files = corpus(7, 80);
+    const pages = await walk(() => searcherOf(new FakeZoekt(files, seeded(7)), { ...limits, roundsMs: 0 }), 10);
+    expect(pages.flatMap((p) => p.files)).toEqual([...files].sort(byRank).map(id));
+    expect(pages.some((p) => p.files.length < 10 && p !== pages[pages.length - 1])).toBe(true);
+  });
+
   it('give the same pages to a server without the cache, whatever order ties come in', async () => {
     // Each cold page asks every round before it again: a smaller corpus keeps this quick.
     const files = corpus(4, 60);
