@@ -162,33 +162,42 @@ export class Searcher {
     const need = req.minFiles ?? req.size;
     const start = req.fresh || req.once ? undefined : this.cache.peek(key);
     const resumed = start?.cutAt !== undefined && start.held !== undefined;
+    const first = resumed ? start! : await this.fetchWindow(req, req.query, req.size, cap);
     let held: FileHit[] = resumed ? start!.files.slice(0, start!.held) : [];
-    let last = resumed ? start! : await this.fetchWindow(req, req.query, req.size, cap);
-    // Counts come from the first round: the later ones leave files out on purpose.
-    const counts = last.stats;
-    let rest = resumed ? start!.files.slice(start!.held) : last.files;
-    const started = Date.now();
-    while (last.cutAt !== undefined) {
-      const cutAt = last.cutAt;
-      const above = rest.filter((f) => f.score > cutAt);
-      const decided = held.filter((f) => f.score > cutAt).length + above.length;
-      if (decided >= need || (Date.now() - started >= (this.walkLimits.roundsMs ?? ROUNDS_MS) && decided >= (req.floorFiles ?? need))) break;
+    let rest = resumed ? start!.files.slice(start!.held) : first.files;
+    let dropped: FileHit[] = resumed ? (start!.dropped ?? []) : [];
+    let cut = first.cutAt;
+    let exhausted = first.exhausted;
+    let stopped = first.stats.stopped;
+    const began = Date.now();
+    while (cut !== undefined) {
+      const at = cut;
+      const above = rest.filter((f) => f.score > at);
+      const decided = held.filter((f) => f.score > at).length + above.length;
+      if (decided >= need || (Date.now() - began >= (this.walkLimits.roundsMs ?? ROUNDS_MS) && decided >= (req.floorFiles ?? need))) break;
       // Whole files go in; a cut file only when it began its round (then it has at least `cap` matches).
       const whole = rest.filter((f) => !f.matchesCut);
       held = [...held, ...(above.length ? above : whole.length ? whole : rest)];
-      const excluded = held.map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
+      const excluded = [...held, ...dropped].map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
       // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
-      last = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need, held.length + 1) - held.length, cap);
-      rest = last.files.filter((f) => f.score <= cutAt);
+      const next = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need, held.length + 1) - held.length, cap);
+      // Ranked above the cut, so never evaluated by the first round (Zoekt stopped early): left out.
+      dropped = [...dropped, ...next.files.filter((f) => f.score > at)];
+      rest = next.files.filter((f) => f.score <= at);
+      exhausted = next.exhausted;
+      stopped ??= next.stats.stopped;
+      // A round cut in a file left out sent nothing after it: the cut stays where it was.
+      cut = next.cutAt === undefined ? undefined : Math.min(next.cutAt, at);
     }
-    const stopped = counts.stopped ?? last.stats.stopped;
+    // Counts come from the first round: the later ones leave files out on purpose.
     const files = [...held, ...rest];
-    const window: Window = { files, size: req.size, exhausted: last.exhausted, held: held.length, stats: { ...counts, ...(stopped ? { stopped } : {}) } };
-    if (last.cutAt !== undefined) {
-      const cutAt = last.cutAt;
-      window.cutAt = cutAt;
+    const window: Window = { files, size: req.size, exhausted, held: held.length, stats: { ...first.stats, ...(stopped ? { stopped } : {}) } };
+    if (dropped.length) window.dropped = dropped;
+    if (cut !== undefined) {
+      const at = cut;
+      window.cutAt = at;
       // What it can answer for: the files above its cut.
-      window.size = files.filter((f) => f.score > cutAt).length;
+      window.size = files.filter((f) => f.score > at).length;
     }
     return window;
   }

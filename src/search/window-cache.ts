@@ -23,6 +23,8 @@ export interface Window {
   cutAt?: number;
   /** Under a match cap: how many of its first files are held in their final places (Searcher.cappedWindow). */
   held?: number;
+  /** Under a match cap: files a later round met above the cut, which the order leaves out. */
+  dropped?: FileHit[];
   stats: SearchStatsOut;
 }
 

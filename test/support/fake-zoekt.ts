@@ -43,7 +43,15 @@ export class FakeZoekt {
   readonly requests: FakeRequest[] = [];
   readonly several = false;
 
-  constructor(private readonly files: readonly FakeFile[], private readonly random: () => number = Math.random) {}
+  /**
+   * `budget`: like ShardMaxMatchCount, files are evaluated in the order given until this many
+   * matches were found; only those are ranked, and the answer says Zoekt stopped early.
+   */
+  constructor(
+    private readonly files: readonly FakeFile[],
+    private readonly random: () => number = Math.random,
+    private readonly budget = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** The fake as the engine's Zoekt: it implements the part of ZoektFleet a Searcher uses for searches. */
   asFleet(): ZoektFleet {
@@ -59,7 +67,10 @@ export class FakeZoekt {
     const rest = req.query.replace(EXCLUDED, '');
     const only = new Set([...rest.matchAll(FILE_TOKEN)].map((m) => unquote(m[1]!)));
     const listing = /^type:filename\b/.test(req.query);
-    const candidates = this.files.filter((f) => !excluded.has(`${f.repo}\u0000${f.path}`) && (only.size === 0 || only.has(f.path)));
+    const matching = this.files.filter((f) => !excluded.has(`${f.repo}\u0000${f.path}`) && (only.size === 0 || only.has(f.path)));
+    let found = 0;
+    const candidates = matching.filter((f) => found < this.budget && (found += listing ? 1 : f.matches) > 0);
+    const stoppedEarly = candidates.length < matching.length;
     // Zoekt sorts by score; equal scores come in whatever order the shards answered.
     const keyed = candidates.map((f) => ({ f, tie: this.random() }));
     keyed.sort((a, b) => b.f.score - a.f.score || a.tie - b.tie);
@@ -85,7 +96,12 @@ export class FakeZoekt {
     this.requests.push({ query: req.query, maxDocs: req.maxDocs, maxMatches: req.maxMatches, sent });
     const result: SearchResult = {
       files,
-      stats: { fileCount: candidates.length, matchCount: listing ? candidates.length : candidates.reduce((n, f) => n + f.matches, 0), durationMs: 0 },
+      stats: {
+        fileCount: candidates.length,
+        matchCount: listing ? candidates.length : candidates.reduce((n, f) => n + f.matches, 0),
+        durationMs: 0,
+        ...(stoppedEarly ? { stopped: { cause: 'match_limit' as const, limit: this.budget } } : {}),
+      },
       truncated: files.length >= req.maxDocs,
     };
     if (req.maxMatches) markCut(result, req.maxMatches);

@@ -123,6 +123,23 @@ describe('walks under a match cap', () => {
   });
 });
 
+describe('walks of an answer Zoekt stopped early', () => {
+  it('give each file at most once, in one order, from a cold server too', async () => {
+    const files = corpus(8, 120);
+    const limits = { rankedFiles: 1000, walkFiles: 20_000 };
+    // Zoekt evaluates files in index order until its match budget: later rounds, with files
+    // excluded, reach files the first never saw.
+    const warm = searcherOf(new FakeZoekt(files, seeded(8), 4000), limits);
+    const cold = (page: number) => searcherOf(new FakeZoekt(files, seeded(200 + page), 4000), limits, new WindowCache({ maxBytes: 0, ttlMs: 1 }));
+    const pages = await walk(() => warm, 10);
+    const walked = pages.flatMap((p) => p.files);
+    expect(new Set(walked).size).toBe(walked.length);
+    const score = new Map(files.map((f) => [id(f), f.score]));
+    for (let i = 1; i < walked.length; i++) expect(score.get(walked[i - 1]!)!).toBeGreaterThanOrEqual(score.get(walked[i]!)!);
+    expect((await walk(cold, 10)).flatMap((p) => p.files)).toEqual(walked);
+  });
+});
+
 describe('the path-ordered part of a walk', () => {
   it('brings each page its files with at most their own cap, and says which were cut', async () => {
     const files = corpus(6);
