@@ -62,12 +62,55 @@ export function isTest(path: string): boolean {
   return TEST_FOLDER.test(path) || TEST_FILE.test(path);
 }
 
+const NOT_PUBLIC = 2 ** 20;
+const IN_TEST = 2 ** 19;
+const DEPTH_CAP = 2 ** 18;
+
 /**
  * A number that orders definitions that match equally well, smaller first: public before not,
  * then outside tests before in them, then shallower before deeper.
  */
 export function prominence(d: Definition): number {
-  return (isPublic(d) ? 0 : 2 ** 20) + (isTest(d.path) ? 2 ** 19 : 0) + Math.min(depth(d.path), 2 ** 18);
+  return (isPublic(d) ? 0 : NOT_PUBLIC) + (isTest(d.path) ? IN_TEST : 0) + Math.min(depth(d.path), DEPTH_CAP);
+}
+
+/**
+ * Files by folder depth and language, as a search can ask Zoekt for them: those less than
+ * `maxDepth` folders deep (every depth when Infinity), in any language but `skip`.
+ */
+export interface PathClass {
+  maxDepth: number;
+  skip: readonly string[];
+}
+
+/**
+ * The languages in which a definition named `name` is never public, whatever its line says (see
+ * isPublic): Go when the name does not start with a capital, Python when it starts with `_` and
+ * is no dunder.
+ */
+export function neverPublic(name: string): string[] {
+  return ['Go', 'Python'].filter((language) => !isPublic({ name, language, path: '', signature: '' }));
+}
+
+/**
+ * Where the definitions that rank before prominence `p` can be: a definition at depth d has a
+ * prominence of at least d (capped), and a public one can only be in a language where its name
+ * may be public (`hidden`: those where it may not, see neverPublic). What a search reading
+ * shallow files first relies on (symbols.ts).
+ */
+export function rivalsOf(p: number, hidden: readonly string[]): PathClass[] {
+  const before = (rest: number): number => (rest <= DEPTH_CAP ? rest : Number.POSITIVE_INFINITY);
+  // Public: any public definition shallower (or outside tests, when p is a test's).
+  if (p < NOT_PUBLIC) return p === 0 ? [] : [{ maxDepth: before(p), skip: hidden }];
+  // Not public: every public one, and those not public that are shallower.
+  const rest = p - NOT_PUBLIC;
+  return [{ maxDepth: Number.POSITIVE_INFINITY, skip: hidden }, ...(rest === 0 ? [] : [{ maxDepth: before(rest), skip: [] }])];
+}
+
+/** Where the definitions whose prominence is exactly `p` can be (as rivalsOf). */
+export function peersOf(p: number, hidden: readonly string[]): PathClass {
+  const d = p % IN_TEST;
+  return { maxDepth: d >= DEPTH_CAP ? Number.POSITIVE_INFINITY : d + 1, skip: p < NOT_PUBLIC ? hidden : [] };
 }
 
 function depth(path: string): number {

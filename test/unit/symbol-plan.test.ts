@@ -1,0 +1,75 @@
+/**
+ * What search_symbols' fetch plan (symbols.ts, planNames) relies on to read shallow files first:
+ * every definition that ranks before (or equal to) a prominence lies in the folders and languages
+ * rivalsOf (peersOf) name. Checked over definitions in every combination of language, name,
+ * line, depth and test path.
+ */
+import { describe, expect, it } from 'vitest';
+import { neverPublic, peersOf, prominence, rivalsOf, type Definition, type PathClass } from '../../src/search/prominence.js';
+
+const LANGUAGES = ['Go', 'Python', 'TypeScript', 'Rust', 'C', 'Markdown'];
+const NAMES = ['Server', 'server', '_server', '__init__', 'init'];
+const LINES = ['export function x() {', 'pub fn x() {', 'static int x;', 'def x():', 'private x;', 'func x() {'];
+const FOLDERS = ['', 'src/', 'src/app/', 'a/b/c/d/', 'test/', 'src/test/', 'a/b/examples/'];
+const FILES = ['x.go', 'x_test.go', 'x.ts', 'x.test.ts', 'test_x.py', 'x.py'];
+
+function* definitions(names = NAMES): Generator<Definition> {
+  for (const language of LANGUAGES) for (const name of names) for (const signature of LINES) for (const folder of FOLDERS) for (const file of FILES) yield { name, language, signature, path: `${folder}${file}` };
+}
+
+const depth = (path: string) => path.split('/').length - 1;
+const inClass = (d: Definition, c: PathClass) => depth(d.path) < c.maxDepth && !c.skip.includes(d.language);
+
+describe('rivalsOf and peersOf', () => {
+  const all = [...definitions()];
+  const prominences = [...new Set(all.map(prominence))];
+
+  it('hold every definition that ranks before a prominence, or equal to it', () => {
+    let checked = 0;
+    for (const p of prominences) {
+      for (const d of all) {
+        const q = prominence(d);
+        if (q < p) {
+          expect(rivalsOf(p, []).some((c) => inClass(d, c)), `${JSON.stringify(d)} (${q}) before ${p}`).toBe(true);
+          checked++;
+        }
+        if (q === p) expect(inClass(d, peersOf(p, [])), `${JSON.stringify(d)} equal to ${p}`).toBe(true);
+      }
+    }
+    expect(checked).toBeGreaterThan(10_000);
+  });
+
+  it('leave out the languages where the name can never be public, and only where that holds', () => {
+    for (const name of NAMES) {
+      const hidden = neverPublic(name);
+      const named = [...definitions([name])];
+      for (const p of prominences) {
+        for (const d of named) {
+          const q = prominence(d);
+          if (q < p) expect(rivalsOf(p, hidden).some((c) => inClass(d, c)), `${JSON.stringify(d)} (${q}) before ${p}, hidden ${hidden}`).toBe(true);
+          if (q === p) expect(inClass(d, peersOf(p, hidden)), `${JSON.stringify(d)} equal to ${p}`).toBe(true);
+        }
+      }
+    }
+    expect(neverPublic('init')).toEqual(['Go']);
+    expect(neverPublic('_server')).toEqual(['Go', 'Python']);
+    expect(neverPublic('__init__')).toEqual(['Go']);
+    expect(neverPublic('Server')).toEqual([]);
+  });
+
+  it('narrow the folders to read as the prominence allows', () => {
+    // Public, outside tests, two folders deep: only shallower folders can hold a better one.
+    const p = prominence({ name: 'Server', language: 'Go', signature: 'type Server struct {', path: 'a/b/server.go' });
+    expect(rivalsOf(p, [])).toEqual([{ maxDepth: 2, skip: [] }]);
+    expect(peersOf(p, [])).toEqual({ maxDepth: 3, skip: [] });
+    // At the top, public and outside tests: nothing ranks before it.
+    expect(rivalsOf(prominence({ name: 'Server', language: 'Go', signature: '', path: 'server.go' }), [])).toEqual([]);
+    // Not public (a lowercase Go name): any public one anywhere, but not in Go.
+    const hidden = neverPublic('init');
+    const q = prominence({ name: 'init', language: 'Go', signature: 'func init() {', path: 'a/b/c.go' });
+    expect(rivalsOf(q, hidden)).toEqual([
+      { maxDepth: Number.POSITIVE_INFINITY, skip: ['Go'] },
+      { maxDepth: 2, skip: [] },
+    ]);
+  });
+});
