@@ -33,6 +33,8 @@ class TreeWatch {
     private readonly changed: () => void,
     /** The repository whose ignore rules apply: the folder's own ('self'), another (a plain folder's shadow), or none. */
     ignoredFrom: string | undefined,
+    /** Watches that do not keep the process alive. */
+    private readonly unref = false,
   ) {
     this.ignored = ignoredFrom ? ignoredPaths(root, ignoredFrom === 'self' ? undefined : ignoredFrom) : [];
     this.walk(root);
@@ -64,6 +66,7 @@ class TreeWatch {
         this.watchers.delete(dir);
         if (dir === this.root) this.fail();
       });
+      if (this.unref) w.unref();
       this.watchers.set(dir, w);
     } catch {
       return this.fail();
@@ -137,7 +140,11 @@ export class FolderWatch {
    * `changed`: a folder changed (at once); `settled`: changes have come, after a short pause to
    * gather them. `gitDirOf`: the repository whose ignore rules apply to a plain folder (its shadow).
    */
-  constructor(private readonly events: { changed(dir: string): void; settled(): void; gitDirOf?(dir: string): string | undefined }) {}
+  constructor(
+    private readonly events: { changed(dir: string): void; settled(): void; gitDirOf?(dir: string): string | undefined },
+    /** Watches that do not keep the process alive (a server that ends with its client). */
+    private readonly unref = false,
+  ) {}
 
   /** Watches exactly these folders (`git`: those that are git work trees). */
   follow(dirs: Iterable<string>, git: (dir: string) => boolean = () => true): void {
@@ -199,8 +206,10 @@ export class FolderWatch {
           this.timer = undefined;
           this.events.settled();
         }, 50);
+        if (this.unref) this.timer.unref();
       },
       git ? 'self' : this.events.gitDirOf?.(dir),
+      this.unref,
     );
     this.trees.set(dir, t);
   }

@@ -60,7 +60,7 @@ export interface Speed {
 /** Until one is measured: what a 2-core machine does (the checkout, 460 files and 7 MB, in about 2 s). */
 export const DEFAULT_SPEED: Speed = { files_per_s: 1500, bytes_per_s: 12e6 };
 /** zoekt-git-index's own start: opening the repository, the symbol extractor. */
-const START_MS = 400;
+const START_MS = 1000;
 
 export type Check = { kind: 'current'; fp: string } | { kind: 'stale'; fp: string; size: { files: number; bytes: number } } | { kind: 'failed'; error: string };
 
@@ -176,7 +176,8 @@ export class IndexRunner {
     const duration = Date.now() - started;
     const first = base === 0 || whole;
     // The machine's speed, from whole indexes only (a delta reads the changed files alone).
-    if (first && size.files > 0) this.learn(size, duration);
+    // (Not from a small one: its time is mostly the start, which says nothing of the speed.)
+    if (first && size.files >= 200 && duration > 2 * START_MS) this.learn(size, duration);
     this.say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s (expected ${(estimated / 1000).toFixed(1)} s)`);
     await this.prune(e, size.bytes);
     return {

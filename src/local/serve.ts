@@ -289,7 +289,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
  */
 function ownChanges(): { follow(s: SupervisorStatus): void; status(s: SupervisorStatus): SupervisorStatus } {
   const changedAt = new Map<string, number>();
-  const watch = new FolderWatch({ changed: (dir) => void (changedAt.has(dir) || changedAt.set(dir, Date.now())), settled: () => undefined });
+  const watch = new FolderWatch({ changed: (dir) => void (changedAt.has(dir) || changedAt.set(dir, Date.now())), settled: () => undefined }, true);
   let followed = '';
   let cache: { from: SupervisorStatus; at: string; out: SupervisorStatus } | undefined;
   return {

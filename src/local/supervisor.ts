@@ -113,6 +113,7 @@ export class Supervisor {
   private wake?: () => void;
   private markStarted!: () => void;
   private readonly started = new Promise<void>((r) => (this.markStarted = r));
+  private isStarted = false;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.paths = {
@@ -123,6 +124,7 @@ export class Supervisor {
       log: (line) => process.stderr.write(line),
     };
     this.statePath = join(opts.data, 'state.json');
+    void this.started.then(() => (this.isStarted = true));
     this.runner = new IndexRunner(this.paths, say, () => this.wake?.());
     this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
     this.leases = new LeaseServer(opts.socket, {
@@ -200,6 +202,7 @@ export class Supervisor {
     // repositories were checked (for a moment at most), so that it says what the index holds.
     this.awaitingFirst.set(c.id, Date.now() + FIRST_STATUS_WAIT_MS);
     void this.started.then(() => this.sendFirst(c.id));
+    // (Also after the deadline, once Zoekt is up: the timer may fire before.)
     setTimeout(() => this.sendFirst(c.id, true), FIRST_STATUS_WAIT_MS).unref();
     this.wake?.();
     this.broadcast();
@@ -207,12 +210,11 @@ export class Supervisor {
 
   /** A client's first status, if it is due: Zoekt is up, and its repositories were checked (or it waited long enough). */
   private sendFirst(id: string, force = false): void {
-    if (!this.awaitingFirst.has(id)) return;
+    const deadline = this.awaitingFirst.get(id);
+    if (deadline === undefined || !this.isStarted) return;
     const list = this.lists.get(id);
     const entries = list ? (this.plan.clients.get(id)?.entries ?? list.entries) : [];
-    const url = this.webserver.url;
-    if (!force && (!url || !entries.every((e) => this.checked.has(e.dir)))) return;
-    if (!url) return;
+    if (!force && Date.now() < deadline && !entries.every((e) => this.checked.has(e.dir))) return;
     this.awaitingFirst.delete(id);
     this.leases.sendTo(id, this.statusFor(id));
   }
