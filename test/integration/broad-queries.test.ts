@@ -73,8 +73,10 @@ describe('broad queries on the Go tree answer partially, never fail', { timeout:
 
   it('files with hundreds of matching lines show their first ones, with a count of the rest that holds', async () => {
     const result = await call(mcp.client, 'search_code', { query: 'e', context_lines: 0 });
-    const out = ok<CodeOut>(result);
-    expect(out.results).toHaveLength(10);
+    const out = ok<CodeOut & { hint?: string }>(result);
+    // A page of files with many matches each may come short on a busy machine, and says so.
+    if (out.results.length < 10) expect(out.hint).toMatch(/This page has \d+ of the 10 files asked for/);
+    expect(out.results.length).toBeGreaterThan(0);
     expect(out.next_cursor).toBeDefined();
     let dense = 0;
     for (const r of out.results) {
