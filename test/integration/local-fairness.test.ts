@@ -1,0 +1,100 @@
+/**
+ * Two clients started at once against a cold data folder, one listing a large tree (a copy of part
+ * of Go's source) and one a small repository: each client's time to its first complete answer is
+ * printed (no timed assertions), the small one is indexed before the large one (it does not wait
+ * for it), and each `retry_after_s` an answer gave is compared with the time it actually took.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeSearchOutput } from '../../src/search/code.js';
+import { gitIn, spawnServe, supervisorGone, type LocalClient } from '../support/local.js';
+import { call, failed } from '../support/mcp.js';
+import { goEnv } from '../support/goroot.js';
+import { FIXTURES } from '../support/zoekt.js';
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-fair-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function gitRepo(from: string, dir: string, name: string): string {
+  if (from !== dir) cpSync(from, dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  gitIn(dir, 'config', 'zoekt.name', name);
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-q', '-m', 'first');
+  return dir;
+}
+
+interface Timeline {
+  /** Milliseconds from the spawn to the first complete answer. */
+  complete?: number;
+  /** Each retry hint given on the way: when (ms from spawn) and how long it said. */
+  hints: { at: number; retryS: number }[];
+}
+
+/** Searches until the answer is complete and every repository current; records the retry hints. */
+async function untilComplete(c: LocalClient, query: string, t0: number): Promise<Timeline> {
+  const line: Timeline = { hints: [] };
+  for (;;) {
+    const res = await call(c.client, 'search_code', { query, context_lines: 0, limit: 5 });
+    const at = performance.now() - t0;
+    if (res.isError) {
+      const err = failed(res);
+      expect(err.code).toBe('UNAVAILABLE');
+      const m = /Retry the same call in about (\d+) (s|min)/.exec(err.hint ?? '');
+      if (m) line.hints.push({ at, retryS: Number(m[1]) * (m[2] === 'min' ? 60 : 1) });
+    } else {
+      const out = res.structuredContent as unknown as CodeSearchOutput;
+      const ages = out.index_age ?? [];
+      for (const a of ages) if (a.retry_after_s !== undefined) line.hints.push({ at, retryS: a.retry_after_s });
+      if (out.stats.complete && ages.every((a) => a.state === 'current')) {
+        line.complete = at;
+        return line;
+      }
+    }
+    if (at > 600_000) throw new Error('no complete answer in 10 min');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe('two clients, a large list and a small one, on a cold data folder', () => {
+  it('the small one is indexed first, not after the large one; times to the first complete answer and estimate ratios printed', async () => {
+    const goroot = goEnv('GOROOT');
+    const large = join(work, 'large');
+    cpSync(join(goroot, 'src/crypto'), join(large, 'crypto'), { recursive: true });
+    cpSync(join(goroot, 'src/net'), join(large, 'net'), { recursive: true });
+    gitRepo(large, large, 'go/large');
+    const small = gitRepo(join(FIXTURES, 'gosvc'), join(work, 'small'), 'acme/small');
+    const data = join(work, 'data');
+    const list = join(work, 'large-list');
+    writeFileSync(list, `${large}\n`);
+    const t0 = performance.now();
+    const [a, b] = await Promise.all([spawnServe({ data, repos: list }), spawnServe({ data, repos: small })]);
+    try {
+      const [la, lb] = await Promise.all([untilComplete(a, 'func', t0), untilComplete(b, 'package', t0)]);
+      const log = readFileSync(join(data, 'supervisor.log'), 'utf8');
+      process.stderr.write(`${log.split('\n').filter((l) => /indexing|indexed|speed|estimate ratio/.test(l)).join('\n')}\n`);
+      for (const [who, l] of [['large (crypto+net of GOROOT)', la], ['small (gosvc)', lb]] as const) {
+        process.stderr.write(`${who}: first complete answer ${(l.complete! / 1000).toFixed(1)} s after the spawn\n`);
+        for (const h of l.hints) {
+          const actual = (l.complete! - h.at) / 1000;
+          process.stderr.write(`  at ${(h.at / 1000).toFixed(1)} s: retry in ${h.retryS} s; it took ${actual.toFixed(1)} s (ratio ${(h.retryS / Math.max(actual, 0.25)).toFixed(2)})\n`);
+        }
+      }
+      // The small repository's index ended before the large one's (it did not wait behind it).
+      const smallDone = log.search(/indexed acme\/small in/);
+      const largeDone = log.search(/indexed go\/large in/);
+      expect(smallDone).toBeGreaterThan(-1);
+      expect(largeDone).toBeGreaterThan(-1);
+      expect(smallDone).toBeLessThan(largeDone);
+      expect(lb.complete!).toBeLessThan(la.complete!);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 900_000);
+});
