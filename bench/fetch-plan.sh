@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The fetch plan (bench/fetch-plan.mjs): bytes and latency per query kind against raw Zoekt, an
+# older build and another Zoekt MCP adapter, in one interleaved run over Go's source tree,
+# CPython's Lib, TypeScript's lib.*.d.ts and /usr/include (indexed once into
+# .tools/bench-corpus-index/). Builds what it is asked to build in a temporary folder and removes
+# it at the end; the .mjs starts and stops its own zoekt-webserver. Prints figures; asserts nothing.
+#   bash bench/fetch-plan.sh                                    # this checkout's build only
+#   BEFORE_REV=0ef9d5a bash bench/fetch-plan.sh                 # + that commit, built in a worktree
+#   OTHER_GIT_DIR=/work/.mirror/jahales+mcp-zoekt/repo bash bench/fetch-plan.sh
+#                                                               # + jahales/mcp-zoekt (npm install + build)
+#   ZOEKT_MCP_BEFORE_CLI=…/dist/cli.js OTHER_ADAPTER=…/dist/index.js bash bench/fetch-plan.sh
+#   BENCH_ROUNDS=7 BENCH_BROAD_ROUNDS=1 BENCH_TIME_BUDGET_S=480 BENCH_LOAD_SECONDS=10 BENCH_STARTS=10
+#                                                               # (the defaults; rounds stop at the time budget)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-fetch-plan-XXXXXX")
+before_tree=""
+cleanup() {
+  if [ -n "$before_tree" ]; then git -C "$root" worktree remove --force "$before_tree" >/dev/null 2>&1 || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# A signal ends the script through its EXIT trap.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# This checkout's build, copied as it is now: a rebuild while the run goes on (src/ is being
+# edited) does not change what is measured.
+if [ -z "${ZOEKT_MCP_CLI:-}" ]; then
+  mkdir -p "$work/after"
+  cp -r dist package.json zoekt-config "$work/after/"
+  ln -s "$root/node_modules" "$work/after/node_modules"
+  echo "fetch-plan: after: dist/ of $(git rev-parse --short HEAD), built $(date -r dist/cli.js -u +%FT%TZ), with $(git status --short -- src | wc -l) file(s) of src/ changed since" >&2
+  export ZOEKT_MCP_CLI="$work/after/dist/cli.js"
+fi
+if [ -z "${ZOEKT_MCP_BEFORE_CLI:-}" ] && [ -n "${BEFORE_REV:-}" ]; then
+  before_tree="$work/before"
+  echo "fetch-plan: building $BEFORE_REV in $before_tree" >&2
+  git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
+  ln -s "$root/node_modules" "$before_tree/node_modules"
+  (cd "$before_tree" && node_modules/.bin/tsc -p tsconfig.build.json && node scripts/bundle.mjs) >&2
+  export ZOEKT_MCP_BEFORE_CLI="$before_tree/dist/cli.js"
+fi
+if [ -z "${OTHER_ADAPTER:-}" ] && [ -n "${OTHER_GIT_DIR:-}" ]; then
+  echo "fetch-plan: building jahales/mcp-zoekt from $OTHER_GIT_DIR" >&2
+  mkdir -p "$work/other"
+  git --git-dir="$OTHER_GIT_DIR" archive HEAD zoekt-mcp | tar -x -C "$work/other"
+  (cd "$work/other/zoekt-mcp" && npm install --no-audit --no-fund && npm run build) >&2
+  export OTHER_ADAPTER="$work/other/zoekt-mcp/dist/index.js"
+fi
+node bench/fetch-plan.mjs
