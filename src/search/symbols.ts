@@ -6,28 +6,28 @@
  * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Order:
  * exact name in exact case, exact name in other case, names that start with the literal prefix,
  * the rest; among exact names, the public ones outside tests and in shallower folders first
- * (prominence.ts); then Zoekt's score. Because that order is not Zoekt's, the whole candidate set
- * is fetched (up to a cap) and ranked here, so every page is a slice of one order and a
- * post-filtered page is full.
+ * (prominence.ts); then Zoekt's score. That order is not Zoekt's: a search by name reads the
+ * files that can hold a page of it (planNames, the fetch plan), a search by description the best
+ * files of each word; every page is a slice of one order, and a post-filtered page is full.
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
-import { grouped, NARROW_HINT, zoektPartial } from './completeness.js';
+import { grouped, NARROW_HINT, zoektPartial, type Partial as PartialNote } from './completeness.js';
 import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './filters.js';
 import { isGlob, nameGlobToRegex } from './globs.js';
 import { normalizeKind, parseKinds, type Kind } from './kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
 import { indexAgeField } from './freshness.js';
 import { compareStrings } from './paging.js';
-import type { Searcher } from './searcher.js';
+import { fileId, type Searcher } from './searcher.js';
 import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { derived, type Window } from './window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
-import { isTest, prominence } from './prominence.js';
+import { isTest, neverPublic, peersOf, prominence, rivalsOf, type PathClass } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
 import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
 import { DOC_LINES, documentationOf } from './documentation.js';
@@ -321,6 +321,224 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern): 
   return q.render(q.and(...parts));
 }
 
+/**
+ * The fetch plan of a search by name: which files to read from Zoekt so that a page is the page
+ * of the whole order (tier, then prominence among exact names, then Zoekt's file score; see
+ * compareRanked), reading about as many files as the page shows rather than every file that
+ * defines the name.
+ *
+ * Q is the search's query (`sym:` with the name's regex, and the filters). Every request below is
+ * Q with negated parts appended (`-file:…`, `-lang:…`, `-( repo:… file:… )`). Zoekt scores a
+ * file by the matches and atoms it visits and visits nothing under a negation, so every file read
+ * comes with the score it has in Q and all of Q's symbols, whichever request brought it.
+ *   1. Q, the best `need` files, `need` being the symbols up to the page's end and one more (for
+ *      `next_cursor`; a first page also reads for the second, which then comes from the window
+ *      cache through the same requests). Its file count says how many files define the name;
+ *      past the last fixed window (2,000) the plan gives way (below).
+ *   2. Let L be the `need`-th symbol of the files read. Zoekt returned the files in score order,
+ *      so a symbol outside them can only rank before L with a better tier, or a more prominent
+ *      definition, or an equal one in a file scored as high. While one may exist, one request
+ *      that can only find such symbols (the files already read left out by name):
+ *      a. a better tier than L's (L is the name in another case, a prefix match or the rest):
+ *         Q restricted to the files with such a name by a double negation,
+ *         `-( -sym:"^(?:Name)$" )`; when that takes another case than Q's (the name in its case,
+ *         L in another), `case:yes sym:"^(?:Name)$"` (less the parts of Q that could miss a file
+ *         in that case) finds the files, which are then read through Q restricted to them;
+ *      b. among exact names, a more prominent definition: one in a shallower folder (a
+ *         definition's prominence is at least its depth), or a public one, which can only be in
+ *         a language where the name may be public (not Go for `init`): Q with
+ *         `-file:"^(?:[^/]*\/){d}"` and `-lang:…`, until no such file is left (prominence.ts,
+ *         rivalsOf);
+ *      c. an equally prominent definition, or for prefix and other matches any symbol of L's
+ *         tier, in a file scored at least as high as L's: more of Q (in the folders and languages
+ *         where such definitions can be, peersOf) down past L's score;
+ *      d. fewer than `need` symbols read (a kinds filter, a parent): more of Q.
+ *      Each request of a kind asks twice as many files as the one before it. When no more than
+ *      `need` files are left unread, or too many were read to leave them out by name (400), one
+ *      request reads all that is left.
+ *      A window of n files that Zoekt cut holds every file scored above its (n-1)-th best score
+ *      (Zoekt may lift one file of another extension into third place from further down).
+ *   3. When files were left out by name, a count: Q restricted to the names read must count
+ *      exactly the files read; more means a file that shares a name, in another case or another
+ *      branch's version, was left out unseen, and the plan gives way.
+ * The plan gives way to the fixed windows (500 files, then 2,000, all ranked: the order of every
+ * page, as before) when Zoekt stops early, with several backends (each cuts its own list), past
+ * 2,000 files, and after 12 requests. Counts are exact only when every file was read.
+ */
+interface Plan {
+  /** The symbols of the files read, in order: the first `exact` are those of the whole order. */
+  ranked: Ranked[];
+  exact: number;
+  /** Every file that defines a matching symbol was read: the counts are exact. */
+  whole: boolean;
+  files: number;
+}
+
+/** A plan gives way to the fixed windows after this many requests. */
+const PLAN_REQUESTS = 12;
+/** Past this many files read, the files read are no longer left out by name: the rest is read whole. */
+const LEFT_OUT_BY_NAME = 400;
+
+class GiveWay extends Error {}
+
+/** The files as one part per repository: `repo:"^r$" file:"^(?:a|b)$"`. */
+function byName(files: Iterable<FileHit>): q.QueryPart[] {
+  const byRepo = new Map<string, Set<string>>();
+  for (const f of files) byRepo.set(f.repo, (byRepo.get(f.repo) ?? new Set()).add(f.path));
+  return [...byRepo].map(([repo, paths]) => q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.file(`^(?:${[...paths].map(q.escapeRegex).join('|')})$`)));
+}
+/** These files left out. */
+const leaveOut = (files: Iterable<FileHit>): string => byName(files).map((p) => q.render(q.not(p))).join(' ');
+/** Only these files, without an atom Zoekt would score: the negation of their negations. */
+const onlyThese = (files: Iterable<FileHit>): string => q.render(q.not(q.and(...byName(files).map(q.not))));
+/** Files of a path class: folders `maxDepth` deep and deeper left out, and the languages skipped. */
+const inClass = (c: PathClass): string =>
+  [...(Number.isFinite(c.maxDepth) ? [q.not(q.file(`^(?:[^/]*/){${c.maxDepth}}`))] : []), ...c.skip.map((l) => q.not(q.lang(l)))].map(q.render).join(' ');
+/** Whether every file of class `inner` is one of class `outer`. */
+const within = (inner: PathClass, outer: PathClass): boolean => inner.maxDepth <= outer.maxDepth && outer.skip.every((l) => inner.skip.includes(l));
+
+/** What a window of Q says of the files it did not hold: none is scored above this. */
+function floorOf(files: readonly FileHit[], exhausted: boolean): number {
+  if (exhausted) return Number.NEGATIVE_INFINITY;
+  const scores = files.map((f) => f.score).sort((a, b) => b - a);
+  return scores.length >= 2 ? scores[scores.length - 2]! : Number.POSITIVE_INFINITY;
+}
+
+/** The files of Q in a path class that were read: all of those scored above `floor`. */
+interface Region extends PathClass {
+  floor: number;
+  /** Files the last request for it asked for. */
+  size: number;
+}
+
+const EVERYWHERE: PathClass = { maxDepth: Number.POSITIVE_INFINITY, skip: [] };
+
+async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: boolean, signal?: AbortSignal): Promise<Plan | undefined> {
+  if (searcher.zoekt.several || !m.tiers) return undefined;
+  const tiers = m.tiers.bind(m);
+  const read = new Map<string, FileHit>();
+  let requests = 0;
+  let leftOut = false;
+  const ask = async (query: string, size: number) => {
+    if (++requests > PLAN_REQUESTS) throw new GiveWay();
+    const w = await searcher.window({ query, size, signal, fresh });
+    if (w.stats.stopped) throw new GiveWay();
+    return w;
+  };
+  const take = (files: readonly FileHit[]) => {
+    for (const f of files) if (!read.has(fileId(f))) read.set(fileId(f), f);
+  };
+  try {
+    const first = await ask(m.query, need);
+    const total = first.stats.fileCount;
+    if (total > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) return undefined;
+    take(first.files);
+    const regions: Region[] = [{ ...EVERYWHERE, floor: floorOf(first.files, first.exhausted), size: need }];
+    const everything = () => regions[0]!.floor === Number.NEGATIVE_INFINITY;
+    // Every file with a symbol of a tier below this one has been read.
+    let tiersRead = 0;
+    let tierSize = need / 2;
+    /** The rest of Q in one request, when little is left or the names to leave out are too many. */
+    const rest = async () => {
+      regions[0]!.floor = Number.NEGATIVE_INFINITY;
+      if (read.size <= LEFT_OUT_BY_NAME) {
+        const unread = total - read.size;
+        const w = await ask(`${m.query} ${leaveOut(read.values())}`, unread + 1);
+        // Zoekt counted the files not left out: exactly those unread, so every file left out was one read.
+        if (w.exhausted && w.stats.fileCount === unread) {
+          take(w.files);
+          leftOut = false;
+          return;
+        }
+      }
+      const w = await ask(m.query, total + 1);
+      if (!w.exhausted) throw new GiveWay();
+      read.clear();
+      take(w.files);
+      leftOut = false;
+    };
+    const fewLeft = () => total - read.size <= need || read.size > LEFT_OUT_BY_NAME;
+    /** More of Q in a path class, the files read left out. */
+    const more = async (c: PathClass) => {
+      if (fewLeft()) return rest();
+      let region = regions.find((r) => r.maxDepth === c.maxDepth && r.skip.join() === c.skip.join());
+      if (!region) regions.push((region = { ...c, floor: Number.POSITIVE_INFINITY, size: need / 2 }));
+      if (c.maxDepth === 0) return void (region.floor = Number.NEGATIVE_INFINITY);
+      region.size *= 2;
+      leftOut = true;
+      const w = await ask([m.query, inClass(c), leaveOut(read.values())].filter(Boolean).join(' '), Math.ceil(region.size));
+      take(w.files);
+      region.floor = floorOf(w.files, w.exhausted);
+    };
+    /** More of the files with a symbol of a tier below `tier`, read through Q. */
+    const betterTiers = async (tier: number) => {
+      if (fewLeft()) return rest();
+      leftOut = true;
+      tierSize *= 2;
+      const how = tiers(tier);
+      if ('restrict' in how) {
+        const w = await ask(`${m.query} ${how.restrict} ${leaveOut(read.values())}`, Math.ceil(tierSize));
+        take(w.files);
+        if (w.exhausted) tiersRead = tier;
+        return;
+      }
+      const found = await ask(`${how.find} ${leaveOut(read.values())}`, Math.ceil(tierSize));
+      const unread = found.files.filter((f) => !read.has(fileId(f)));
+      if (unread.length) {
+        // Read again through Q, for their score in Q and all of Q's symbols.
+        const again = await ask(`${m.query} ${onlyThese(unread)}`, 2 * unread.length + 2);
+        if (!again.exhausted) throw new GiveWay();
+        take(again.files);
+      }
+      if (found.exhausted) tiersRead = tier;
+    };
+    for (;;) {
+      const ranked = rankFiles(m, [...read.values()]);
+      const L = ranked[need - 1];
+      if (everything() || !L) {
+        if (!everything()) {
+          await more(EVERYWHERE);
+          continue;
+        }
+        if (leftOut) await checkLeftOut(ask, m.query, read);
+        return { ranked, exact: ranked.length, whole: true, files: read.size };
+      }
+      if (L.tier > tiersRead) {
+        await betterTiers(L.tier);
+        continue;
+      }
+      // Among exact names, prominence comes before the score (prominence.ts).
+      const hidden = L.tier === 0 ? m.neverPublic ?? [] : [];
+      const rivals = L.tier <= 1 ? rivalsOf(L.prominence, hidden) : [];
+      const unread = rivals.find((c) => !regions.some((r) => r.floor === Number.NEGATIVE_INFINITY && within(c, r)));
+      if (unread) {
+        await more(unread);
+        continue;
+      }
+      const peers = L.tier <= 1 ? peersOf(L.prominence, hidden) : EVERYWHERE;
+      if (!regions.some((r) => r.floor < L.score && within(peers, r))) {
+        await more(peers);
+        continue;
+      }
+      if (leftOut) await checkLeftOut(ask, m.query, read);
+      return { ranked, exact: need, whole: false, files: read.size };
+    }
+  } catch (err) {
+    if (err instanceof GiveWay) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Files left out by name were only those read: Q restricted to the names read counts exactly
+ * the files read. A path in another case (a query in any case matches file names in any case)
+ * or another branch's version of a path read would count more.
+ */
+async function checkLeftOut(ask: (query: string, size: number) => Promise<Window>, query: string, read: Map<string, FileHit>): Promise<void> {
+  const w = await ask(`${query} ${onlyThese(read.values())}`, 1);
+  if (Math.max(w.stats.fileCount, w.files.length) !== read.size) throw new GiveWay();
+}
+
 /** Every file with a matching symbol, up to the last window's cap. */
 export async function candidateFiles(searcher: Searcher, query: string, fresh: boolean, signal?: AbortSignal): Promise<{ files: FileHit[]; window: Window }> {
   let window: Window | undefined;
@@ -348,6 +566,16 @@ function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): R
   return all.sort(compareRanked);
 }
 
+/**
+ * The whole order of a search by name over `files`, each symbol once: what a page of
+ * search_symbols is cut from when every candidate file is read (tests and benchmarks check pages
+ * against it).
+ */
+export function rankByName(args: SymbolSearchArgs, files: readonly FileHit[]): SymbolResult[] {
+  const pattern = parseName(args.name ?? '', args.regex ?? false);
+  return rankFiles(nameMatcher(args, pattern, parseKinds(args.kinds)), files).map((r) => r.symbol);
+}
+
 /** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
 interface Matcher {
   query: string;
@@ -359,6 +587,15 @@ interface Matcher {
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
   memoKey: string;
   rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
+  /**
+   * A search by name: how to find every file of `query` that holds a symbol of a tier below
+   * `tier` (see planNames): `restrict`, a part that restricts `query` to them without changing a
+   * score, or `find`, a query that finds at least those files. Absent: the whole candidate set is
+   * ranked (the fixed windows).
+   */
+  tiers?(tier: number): { restrict: string } | { find: string };
+  /** The languages where no symbol of tier 0 (the exact name) can be public (prominence.ts). */
+  neverPublic?: readonly string[];
 }
 
 function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
@@ -375,6 +612,25 @@ function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Ki
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
       const tier = rankTier(symbol.name, pattern);
       return { symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: fileScore };
+    },
+    neverPublic: [pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])]
+      .map(neverPublic)
+      .reduce((a, b) => a.filter((l) => b.includes(l))),
+    tiers(tier) {
+      // rankTier: tier 0 is the name (or the whole dotted name) in its case, tier 1 the name in
+      // another case, tier 2 names that start with the literal prefix, in any case.
+      const names = `(?:${[pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])].map(q.escapeRegex).join('|')})`;
+      const prefix = tier >= 3 && pattern.literalPrefix ? `${q.escapeRegex(pattern.literalPrefix)}|` : '';
+      const symRegex = `^(?:${prefix}${names}$)`;
+      // In Q's own case (case: holds for the whole query): Q restricted to the files with such a
+      // symbol. In any case, tiers below 1 are tier 0 alone; a case-sensitive name (not a
+      // regex, which may say (?i)) has no tier 1 among Q's symbols.
+      if (caseSensitive ? !args.regex : tier >= 2) return { restrict: q.render(q.not(q.not(q.sym(symRegex)))) };
+      // Otherwise a query in the other case, which must not miss Q's files: in case:yes a file:
+      // or regex: part matches fewer files, a -file: part leaves fewer out; the parts that would
+      // miss some are dropped (it may find files that are not Q's, never fewer).
+      if (!caseSensitive) return { find: buildSymbolQuery({ ...args, paths: undefined, case_sensitive: true }, { ...pattern, symRegex, parent: undefined }) };
+      return { find: buildSymbolQuery({ ...args, exclude_paths: undefined, include_vendored: true, case_sensitive: false }, { ...pattern, symRegex }) };
     },
   };
 }
@@ -487,21 +743,30 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
-  const rankWindow = async (m: Matcher, offset: number) => {
-    const [main, ...more] = await Promise.all([
-      candidateFiles(searcher, m.query, offset === 0, signal),
-      ...(m.alsoQueries ?? []).map((query) => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh: offset === 0 })),
-    ]);
-    const { window } = main!;
-    if (more.length) {
-      // The best files of each word, beside those of all words: each symbol once.
-      const files = [main!.files, ...more.map((w) => w.files)].flat();
-      return { files, window, out: rankFiles(m, files, new Set()) };
+  const rankWindow = async (m: Matcher, offset: number): Promise<Ranking> => {
+    const fresh = offset === 0;
+    if (m.tiers) {
+      // The symbols up to the page's end and one more (is there a next page?); a first page
+      // reads for the second too, so that it comes from the window cache by the same requests.
+      const plan = await planNames(searcher, m, offset + limit + 1 + (offset === 0 ? limit : 0), fresh, signal);
+      if (plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
     }
-    const { files } = main!;
+    const [main, ...more] = await Promise.all([
+      candidateFiles(searcher, m.query, fresh, signal),
+      ...(m.alsoQueries ?? []).map((query) => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh })),
+    ]);
+    const { files, window } = main!;
+    const whole = (out: Ranked[]): Ranking => ({
+      ranked: out,
+      exact: out.length,
+      complete: window.exhausted && !window.stats.stopped,
+      partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : candidatesBound()),
+      hadCandidates: files.length > 0 || more.some((w) => w.files.length > 0),
+    });
+    // The best files of each word, beside those of all words: each symbol once.
+    if (more.length) return whole(rankFiles(m, [files, ...more.map((w) => w.files)].flat(), new Set()));
     // Later pages of a walk rank the same cached window again: once per window and matcher.
-    const out = derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files));
-    return { files, window, out };
+    return whole(derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files)));
   };
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
@@ -509,25 +774,25 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     args: { ...args },
     limit,
     fetch: async (offset) => {
-      let { files, window, out } = await rankWindow(matcher, offset);
+      let ranking = await rankWindow(matcher, offset);
       // No symbol has this name: look for it inside names, and say so (the same on every page).
-      if (out.length === 0 && pattern && bareName(args, pattern)) {
+      if (ranking.ranked.length === 0 && pattern && bareName(args, pattern)) {
         const inside = { ...pattern, symRegex: `(?i)${q.escapeRegex(pattern.member)}`, literalPrefix: '', substring: true };
         const fallback = nameMatcher({ ...args, case_sensitive: false }, inside, kinds);
         const second = await rankWindow(fallback, offset);
-        if (second.out.length) {
-          ({ files, window, out } = second);
+        if (second.ranked.length) {
+          ranking = second;
           matcher = fallback;
           fellBack = true;
         }
       }
-      ranked = out;
+      ranked = ranking.ranked;
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
-        more: ranked.length > offset + limit,
-        complete: window.exhausted && !window.stats.stopped,
-        partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : candidatesBound()),
-        hadCandidates: files.length > 0,
+        more: ranking.exact > offset + limit,
+        complete: ranking.complete,
+        partial: ranking.partial,
+        hadCandidates: ranking.hadCandidates,
       };
     },
     emptyHint: async (fetched) =>
@@ -568,6 +833,17 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     };
   };
   return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
+}
+
+/** The ranked symbols a page is cut from. */
+interface Ranking {
+  /** In order; the first `exact` are those of the whole order (all of them unless a plan stopped early). */
+  ranked: Ranked[];
+  exact: number;
+  /** Every candidate was read: the counts are exact. */
+  complete: boolean;
+  partial: PartialNote | undefined;
+  hadCandidates: boolean;
 }
 
 /** Siblings named per result, at most. */

@@ -1,0 +1,212 @@
+/**
+ * search_symbols reads about what a page shows, and still gives the order of the whole candidate
+ * set (symbols.ts, planNames). Over Go's source tree, through a real MCP client and a proxy that
+ * counts what Zoekt sends back:
+ *   - walking every page gives exactly the list that ranking every candidate file gives (all files
+ *     fetched with one plain request, ranked with rankByName, the order the fixed windows gave);
+ *   - a first page reads a fraction of the bytes the fixed window read (the ratio, not a time).
+ * Then, on a corpus written for it, paths that differ only in case and a path with another version
+ * on a second branch: files left out by name that were not read must not be lost.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildSymbolQuery, parseName, rankByName, type SymbolResult, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
+import * as q from '../../src/zoekt/query.js';
+import { ZoektClient } from '../../src/zoekt/client.js';
+import { call, connectInProcess, ok, type Connected } from '../support/mcp.js';
+import { runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
+
+interface Sent {
+  query: string;
+  contextLines: number;
+  maxDocs: number;
+  bytes: number;
+}
+
+/** A proxy in front of Zoekt that notes each search and the bytes of its answer. */
+async function countingProxy(target: string): Promise<{ url: string; sent: Sent[]; close: () => Promise<void> }> {
+  const sent: Sent[] = [];
+  const server: Server = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        let bytes = 0;
+        answer.on('data', (c: Buffer) => {
+          bytes += c.length;
+          res.write(c);
+        });
+        answer.on('end', () => {
+          if (req.url === '/api/search') {
+            const { Q, Opts } = JSON.parse(Buffer.concat(body).toString()) as { Q: string; Opts: { MaxDocDisplayCount: number; NumContextLines?: number } };
+            sent.push({ query: Q, contextLines: Opts.NumContextLines ?? 0, maxDocs: Opts.MaxDocDisplayCount, bytes });
+          }
+          res.end();
+        });
+      });
+      upstream.on('error', () => res.destroy());
+      upstream.end(Buffer.concat(body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sent, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/** The searches that look for the name's definitions (not the documentation read, not the skipped files). */
+const candidates = (sent: Sent[]) => sent.filter((s) => s.contextLines === 0 && s.query.includes('sym:') && !s.query.includes('NOT-INDEXED'));
+const bytesOf = (sent: Sent[]) => sent.reduce((n, s) => n + s.bytes, 0);
+const key = (s: SymbolResult) => `${s.repo}/${s.path}:${s.line}:${s.column}:${s.name}`;
+
+/** Every symbol of the search in order: every candidate file in one request, ranked whole. */
+async function expectedOrder(zoekt: ZoektClient, args: SymbolSearchArgs): Promise<SymbolResult[]> {
+  const all = await zoekt.search({ query: buildSymbolQuery(args, parseName(args.name!, args.regex ?? false)), maxDocs: 10_000 });
+  expect(all.truncated).toBe(false);
+  expect(all.stats.stopped).toBeUndefined();
+  return rankByName(args, all.files);
+}
+
+async function walk(mcp: Connected, args: SymbolSearchArgs): Promise<{ symbols: SymbolResult[]; pages: SymbolSearchOutput[] }> {
+  const pages: SymbolSearchOutput[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = ok<SymbolSearchOutput>(await call(mcp.client, 'search_symbols', { ...args, ...(cursor ? { cursor } : {}) }));
+    pages.push(page);
+    cursor = page.next_cursor;
+  } while (cursor && pages.length < 200);
+  expect(cursor).toBeUndefined();
+  return { symbols: pages.flatMap((p) => p.symbols), pages };
+}
+
+describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
+  let proxy: Awaited<ReturnType<typeof countingProxy>>;
+  let mcp: Connected;
+  let zoekt: ZoektClient;
+  beforeAll(async () => {
+    proxy = await countingProxy(inject('goZoektUrl'));
+    mcp = await connectInProcess({ url: proxy.url, timeoutMs: 60_000 });
+    zoekt = new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await zoekt?.close();
+    await proxy?.close();
+  });
+
+  // Common names, a prefix glob, a qualified name, kinds, case, a lowercase Go name (never public
+  // in Go), a name whose exact case is rare (the other case fills the page), a global name.
+  it.each<[SymbolSearchArgs]>([
+    [{ name: 'String', limit: 50 }],
+    [{ name: 'Close', limit: 50 }],
+    [{ name: 'New', limit: 20 }],
+    [{ name: 'Read', limit: 50 }],
+    [{ name: 'New*', limit: 100 }],
+    [{ name: 'Reader.Read', limit: 5 }],
+    [{ name: 'String', kinds: ['method'], limit: 50 }],
+    [{ name: 'Write', kinds: ['function'], limit: 5 }],
+    [{ name: 'String', case_sensitive: true, limit: 50 }],
+    [{ name: 'init', limit: 50 }],
+    [{ name: 'reader', limit: 10 }],
+    [{ name: '::main', limit: 100 }],
+  ])('%o: every page, in order, is the whole ranking cut in pages', async (args) => {
+    const expected = await expectedOrder(zoekt, args);
+    expect(expected.length).toBeGreaterThan(args.limit!);
+    const { symbols, pages } = await walk(mcp, args);
+    expect(symbols.map(key)).toEqual(expected.map(key));
+    expect(pages.slice(0, -1).every((p) => p.symbols.length === args.limit)).toBe(true);
+    // Only the page that reached the end read every candidate: its counts are exact.
+    expect(pages.at(-1)!.stats).toMatchObject({ symbols: expected.length, complete: true });
+  });
+
+  it.each([['String'], ['Close'], ['Read'], ['Error'], ['New*'], ['get*'], ['init']])('%s: a first page reads a fraction of what the fixed window read', async (name) => {
+    const args: SymbolSearchArgs = { name };
+    proxy.sent.length = 0;
+    const page = ok<SymbolSearchOutput>(await call(mcp.client, 'search_symbols', { ...args }));
+    const planned = candidates(proxy.sent);
+    const read = bytesOf(planned);
+    expect(page.symbols).toHaveLength(20);
+    expect(page.symbols.map(key)).toEqual((await expectedOrder(zoekt, args)).slice(0, 20).map(key));
+
+    // What the fixed windows read: 500 files, then 2,000 when there were more.
+    const viaProxy = new ZoektClient({ url: proxy.url, timeoutMs: 60_000 });
+    proxy.sent.length = 0;
+    const query = buildSymbolQuery(args, parseName(name, false));
+    for (const size of [500, 2000]) if (!(await viaProxy.search({ query, maxDocs: size })).truncated) break;
+    const fixed = bytesOf(proxy.sent);
+
+    // What Zoekt sends for the files the page shows, and nothing else.
+    const shown = new Map<string, Set<string>>();
+    for (const s of page.symbols) shown.set(s.repo, (shown.get(s.repo) ?? new Set()).add(s.path));
+    const only = q.or(...[...shown].map(([repo, paths]) => q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.file(`^(?:${[...paths].map(q.escapeRegex).join('|')})$`))));
+    proxy.sent.length = 0;
+    await viaProxy.search({ query: `${query} ${q.render(only)}`, maxDocs: 100 });
+    const pageBytes = bytesOf(proxy.sent);
+    await viaProxy.close();
+
+    console.log(`search_symbols ${name} page 1: ${planned.length} request(s), ${read} bytes for its candidates; the fixed window: ${fixed} bytes (${(fixed / read).toFixed(1)}x); the page's own files: ${pageBytes} bytes (${(read / pageBytes).toFixed(1)}x)`);
+    expect(read).toBeLessThanOrEqual(10 * pageBytes);
+    expect(read).toBeLessThan(fixed);
+    // The most common name (some 400 files define it), and prefix globs (some 800 files).
+    if (name === 'String') expect(read * 4).toBeLessThan(fixed);
+    if (name.endsWith('*')) expect(read * 8).toBeLessThan(fixed);
+  });
+});
+
+describe('files that share a path in another case or on another branch', { timeout: 120_000 }, () => {
+  let work: string;
+  let zoekt: RunningZoekt;
+  let mcp: Connected;
+  let raw: ZoektClient;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'symbol-plan-'));
+    const repo = join(work, 'twins');
+    const write = (path: string, text: string) => {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    };
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' }, stdio: 'pipe' });
+    const thing = (pkg: string, extra = '') => `package ${pkg}\n\n// Thing is a thing.\ntype Thing struct{ n int }\n${extra}`;
+    // Definitions at every depth, so that a page of one symbol leaves most files unread.
+    for (const [i, dir] of ['a', 'a/b', 'a/b/c', 'd', 'd/e', 'f', 'f/g/h', 'i/j'].entries()) write(`${dir}/thing${i}.go`, thing(dir.split('/').pop()!));
+    // Two paths that differ only in case, each with its own definition.
+    write('k/Thing.go', thing('k'));
+    write('k/thing.go', thing('k', '\nfunc other() {}\n'));
+    git('init', '-q', '-b', 'main');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'main');
+    // A second version of a path on another branch.
+    git('checkout', '-q', '-b', 'dev');
+    write('d/thing3.go', thing('d', '\n// Changed on dev.\nfunc changed() {}\n'));
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-am', 'dev');
+    git('checkout', '-q', 'main');
+    const index = join(work, 'index');
+    mkdirSync(index);
+    runIndexer('git', ['-branches', 'main,dev', '-index', index, repo]);
+    zoekt = await startWebserver({ indexDir: index, expectRepos: 1 });
+    mcp = await connectInProcess({ url: zoekt.url });
+    raw = new ZoektClient({ url: zoekt.url, timeoutMs: 10_000 });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await raw?.close();
+    await zoekt?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it.each<[SymbolSearchArgs]>([[{ name: 'Thing', limit: 1 }], [{ name: 'thing', limit: 2 }], [{ name: 'Thing', case_sensitive: true, limit: 3 }], [{ name: 'Thin*', limit: 1 }]])(
+    '%o: every definition once, in the order of the whole',
+    async (args) => {
+      const expected = await expectedOrder(raw, args);
+      // Both case twins and both versions of d/thing3.go define it.
+      expect(expected.filter((s) => s.path.toLowerCase() === 'k/thing.go')).toHaveLength(2);
+      expect(expected.filter((s) => s.path === 'd/thing3.go')).toHaveLength(2);
+      const { symbols } = await walk(mcp, args);
+      expect(symbols.map(key)).toEqual(expected.map(key));
+    },
+  );
+});
