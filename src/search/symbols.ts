@@ -856,26 +856,55 @@ interface Around {
 
 /**
  * What the lines around each result say: its documentation and, for a description search, its
- * parent and a few symbols beside it (same parent, else the file's top level). One search for
- * every symbol of the page's files, with the lines around them.
+ * parent and a few symbols beside it (same parent, else the file's top level). A description
+ * search reads every symbol of the page's files with the lines around them; a search by name
+ * the page's names only, and every symbol of a file only when a comment reaches past the lines
+ * read around its name.
  */
 async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal): Promise<Map<SymbolResult, Around>> {
   const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
-  const files = uniqueFiles(symbols);
-  const window = await searcher.filesAmong({ query: q.render(q.sym('.')), contextLines: DOC_LINES, once: true, signal }, files, files.length);
-  const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
-  for (const f of window.files) {
-    const lines = new Map<number, string>();
-    for (const chunk of f.chunks) if (!chunk.fileName) chunk.lines.forEach((l, i) => lines.set(chunk.startLine + i, l));
-    byFile.set(`${f.repo}\0${f.path}`, { symbols: symbolsOf(f).map((x) => x.symbol), lines });
+  const read = async (query: string, files: FileHit[]) => {
+    const window = await searcher.filesAmong({ query, contextLines: DOC_LINES, once: true, signal }, files, files.length);
+    const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
+    for (const f of window.files) {
+      const lines = new Map<number, string>();
+      for (const chunk of f.chunks) if (!chunk.fileName) chunk.lines.forEach((l, i) => lines.set(chunk.startLine + i, l));
+      byFile.set(`${f.repo}\0${f.path}`, { symbols: symbolsOf(f).map((x) => x.symbol), lines });
+    }
+    return byFile;
+  };
+  // Every symbol of the files, with the lines around each: the neighbours a description search
+  // shows, and the lines a documentation comment may reach up into.
+  const everySymbol = q.render(q.sym('.'));
+  let byFile: Awaited<ReturnType<typeof read>>;
+  const documentation = new Map<SymbolResult, string | undefined>();
+  if (withRelated) {
+    byFile = await read(everySymbol, uniqueFiles(symbols));
+  } else {
+    // Only the page's names, with the lines around them; a comment that reaches past those lines
+    // is read again among every symbol's lines, as before, so it reads the same.
+    const names = [...new Set(symbols.map((s) => s.name))].map(q.escapeRegex);
+    byFile = await read(q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`))), uniqueFiles(symbols));
+    const short: SymbolResult[] = [];
+    for (const sym of symbols) {
+      const lines = byFile.get(`${sym.repo}\0${sym.path}`)?.lines;
+      let missed = lines === undefined;
+      const doc = documentationOf((n) => lines?.get(n) ?? void (missed ||= n >= 1), sym.line, sym.language);
+      if (missed) short.push(sym);
+      else documentation.set(sym, doc);
+    }
+    if (short.length) {
+      const again = await read(everySymbol, uniqueFiles(short));
+      for (const [key, file] of again) byFile.set(key, file);
+    }
   }
   for (const sym of symbols) {
     const file = byFile.get(`${sym.repo}\0${sym.path}`);
     if (!file) continue;
     const around: Around = {};
-    const documentation = documentationOf((n) => file.lines.get(n), sym.line, sym.language);
-    if (documentation) around.documentation = documentation;
+    const doc = documentation.has(sym) ? documentation.get(sym) : documentationOf((n) => file.lines.get(n), sym.line, sym.language);
+    if (doc) around.documentation = doc;
     if (withRelated) {
       const siblings = file.symbols.filter((o) => o.parent === sym.parent && o.name !== sym.name).map((o) => o.name);
       around.related = { ...(sym.parent ? { parent: sym.parent } : {}), siblings: [...new Set(siblings)].slice(0, SIBLINGS) };
