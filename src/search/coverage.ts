@@ -119,15 +119,47 @@ function memo(searcher: Searcher, key: string, make: () => Promise<Coverage>): P
   return found;
 }
 
+/**
+ * The languages seen in each repository so far. Zoekt's list gives a repository the metadata of
+ * one of its shards, and after a delta build that is often the delta's, which names the changed
+ * files' languages only: a language seen before is counted again (by query) until it has no file.
+ */
+const seenLanguages = new WeakMap<Searcher, Map<string, Set<string>>>();
+
+function languagesOf(searcher: Searcher, repos: RepoInfo[]): string[] {
+  let seen = seenLanguages.get(searcher);
+  if (!seen) seenLanguages.set(searcher, (seen = new Map()));
+  const all = new Set<string>();
+  for (const r of repos) {
+    const key = `${r.backend ?? ''}\u0000${r.name}`;
+    let languages = seen.get(key);
+    if (!languages) seen.set(key, (languages = new Set()));
+    for (const l of r.languages) languages.add(l);
+    for (const l of languages) all.add(l);
+  }
+  return [...all].sort();
+}
+
+/** A coverage without the languages no file has (any more): they are forgotten. */
+function withFiles(searcher: Searcher, repos: RepoInfo[], coverage: Coverage): Coverage {
+  const gone = new Set(coverage.languages.filter((l) => l.files === 0).map((l) => l.language));
+  if (gone.size === 0) return coverage;
+  for (const r of repos) for (const l of gone) seenLanguages.get(searcher)?.get(`${r.backend ?? ''}\u0000${r.name}`)?.delete(l);
+  return { ...coverage, languages: coverage.languages.filter((l) => !gone.has(l.language)) };
+}
+
 /** Coverage of every repository given (the whole index in scope). */
 export function indexCoverage(searcher: Searcher, repos: RepoInfo[]): Promise<Coverage> {
-  const languages = [...new Set(repos.flatMap((r) => r.languages))].sort();
-  return memo(searcher, `index\u0002${stateOf(repos)}`, () => compute(searcher, languages, undefined));
+  const languages = languagesOf(searcher, repos);
+  return memo(searcher, `index\u0002${stateOf(repos)}\u0002${languages.join(',')}`, async () => withFiles(searcher, repos, await compute(searcher, languages, undefined)));
 }
 
 /** Coverage of one repository. */
 export function repoCoverage(searcher: Searcher, repo: RepoInfo): Promise<Coverage> {
-  return memo(searcher, `repo\u0002${stateOf([repo])}`, () => compute(searcher, repo.languages, q.repo(`^${q.escapeRegex(repo.name)}$`)));
+  const languages = languagesOf(searcher, [repo]);
+  return memo(searcher, `repo\u0002${stateOf([repo])}\u0002${languages.join(',')}`, async () =>
+    withFiles(searcher, [repo], await compute(searcher, languages, q.repo(`^${q.escapeRegex(repo.name)}$`))),
+  );
 }
 
 /**

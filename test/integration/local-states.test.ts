@@ -114,13 +114,10 @@ describe('the state of a fresh spawn', () => {
     expect(await supervisorGone(data)).toBe(true);
   }, 180_000);
 
-  // Skipped: fails (often, not always) on this Zoekt. After a delta, Zoekt's repository list gives
-  // the repository the IndexMetadata of one of its shards, often the delta's, whose LanguageMap names
-  // only the changed files' languages (here TypeScript alone, of 7); src/zoekt/wire.ts takes
-  // RepoInfo.languages from it and src/search/coverage.ts counts those languages only, so the others
-  // drop out of get_health until the next whole build. A fix belongs there (the union over a
-  // repository's shards, or languages counted by query), not in the indexer. Unskip to check it.
-  it.skip('symbol coverage in get_health is the same before and after a delta build', async () => {
+  // After a delta, Zoekt's repository list gives the repository the IndexMetadata of one of its
+  // shards, often the delta's, whose LanguageMap names only the changed files' languages; the
+  // coverage counts every language seen before until it has no file (src/search/coverage.ts).
+  it('symbol coverage in get_health is the same before and after a delta build', async () => {
     const repo = gitRepo('webapp', join(work, 'cov'), 'acme/cov');
     const data = join(work, 'data-cov');
     const c = await spawnServe({ data, repos: repo });
