@@ -310,12 +310,20 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
   return out;
 }
 
-export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern): string {
+/**
+ * `unscored`: for a caller that does not rank by Zoekt's score (find_references' definitions), the
+ * type's name only filters files, under a double negation: Zoekt then neither scores it nor sends
+ * its every mention as a match (a fifth of the answer for `Reader.Read` over Go's tree).
+ */
+export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, unscored = false): string {
   const caseSensitive = args.case_sensitive ?? false;
   const parts: q.QueryPart[] = [q.caseMode(caseSensitive ? 'yes' : 'no'), q.sym(pattern.symRegex)];
   // A member's file mentions its type (so does a symbol named by the whole dotted text): a cheap
   // pre-filter that keeps `Parent::` listings small.
-  if (pattern.parent) parts.push(q.regex(wordRegex(pattern.parent[pattern.parent.length - 1]!)));
+  if (pattern.parent) {
+    const mentioned = q.regex(wordRegex(pattern.parent[pattern.parent.length - 1]!));
+    parts.push(unscored ? q.not(q.not(mentioned)) : mentioned);
+  }
   parts.push(...filterParts(args));
   if (!args.include_vendored) parts.push(q.not(vendoredPart()));
   return q.render(q.and(...parts));

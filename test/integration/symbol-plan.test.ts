@@ -15,9 +15,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildSymbolQuery, parseName, rankByName, type SymbolResult, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
+import type { ReferenceOutput } from '../../src/search/references.js';
+import { buildSymbolQuery, parseName, rankByName, symbolsOf, type SymbolResult, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
 import * as q from '../../src/zoekt/query.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
+import type { FileHit } from '../../src/zoekt/wire.js';
 import { call, connectInProcess, ok, type Connected } from '../support/mcp.js';
 import { runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
@@ -154,6 +156,55 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
     // The most common name (some 400 files define it), and prefix globs (some 800 files).
     if (name === 'String') expect(read * 4).toBeLessThan(fixed);
     if (name.endsWith('*')) expect(read * 8).toBeLessThan(fixed);
+  });
+});
+
+describe("find_references' definitions of a member over Go's source tree", { timeout: 120_000 }, () => {
+  let proxy: Awaited<ReturnType<typeof countingProxy>>;
+  let mcp: Connected;
+  let zoekt: ZoektClient;
+  beforeAll(async () => {
+    proxy = await countingProxy(inject('goZoektUrl'));
+    mcp = await connectInProcess({ url: proxy.url, timeoutMs: 60_000 });
+    zoekt = new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await zoekt?.close();
+    await proxy?.close();
+  });
+
+  it.each([['Reader.Read'], ['Writer.Write'], ['Value.String']])('%s: every definition, without every mention of the type', async (symbol) => {
+    proxy.sent.length = 0;
+    const out = ok<ReferenceOutput>(await call(mcp.client, 'find_references', { symbol, limit: 1 }));
+    const read = bytesOf(candidates(proxy.sent));
+    expect(out.zoekt_queries.definitions).toContain(`-( -regex:`);
+    const [parent, member] = symbol.split('.') as [string, string];
+    const members = (files: FileHit[]) =>
+      files
+        .flatMap(symbolsOf)
+        .filter(({ symbol: s, scope }) => s.name === member && scope.split(/::|\.|#|\//).filter(Boolean).at(-1) === parent)
+        .map(({ symbol: s }) => `${s.path}:${s.line}:${s.column}`)
+        .sort();
+    // Every definition of the member, from its name alone.
+    const all = await zoekt.search({ query: `case:yes sym:"^${member}$"`, maxDocs: 5000 });
+    expect(all.truncated).toBe(false);
+    const expected = members(all.files);
+    expect(expected.length).toBeGreaterThan(1);
+    expect(out.definitions.map((d) => `${d.path}:${d.line}:${d.column}`).sort()).toEqual(expected);
+    // Before, the type's name was a scored term: Zoekt sent every mention of it as a match, and
+    // dropped a symbol's match where the tag points inside such a mention (`func (b *Reader)
+    // Read(` tagged at the first "Read"), so those definitions were missing.
+    const scored = buildSymbolQuery({ name: symbol, case_sensitive: true, include_vendored: true }, parseName(symbol, false));
+    const viaProxy = new ZoektClient({ url: proxy.url, timeoutMs: 60_000 });
+    proxy.sent.length = 0;
+    const before = await viaProxy.search({ query: scored, maxDocs: 500 });
+    const beforeBytes = bytesOf(proxy.sent);
+    await viaProxy.close();
+    const found = members(before.files);
+    expect(expected).toEqual(expect.arrayContaining(found));
+    console.log(`find_references ${symbol}: its definitions read ${read} bytes (${expected.length} definitions), ${beforeBytes} bytes before (${found.length})`);
+    expect(read * 2).toBeLessThan(beforeBytes);
   });
 });
 
