@@ -421,8 +421,13 @@ interface Region extends PathClass {
 
 const EVERYWHERE: PathClass = { maxDepth: Number.POSITIVE_INFINITY, skip: [] };
 
-async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: boolean, signal?: AbortSignal): Promise<Plan | undefined> {
-  if (searcher.zoekt.several || !m.tiers) return undefined;
+/** The plan gave way to the fixed windows; `total`: how many files match, when Zoekt said. */
+interface GaveWay {
+  total?: number;
+}
+
+async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: boolean, signal?: AbortSignal): Promise<Plan | GaveWay> {
+  if (searcher.zoekt.several || !m.tiers) return {};
   const tiers = m.tiers.bind(m);
   const read = new Map<string, FileHit>();
   let requests = 0;
@@ -436,10 +441,11 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
   const take = (files: readonly FileHit[]) => {
     for (const f of files) if (!read.has(fileId(f))) read.set(fileId(f), f);
   };
+  let total: number | undefined;
   try {
     const first = await ask(m.query, need);
-    const total = first.stats.fileCount;
-    if (total > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) return undefined;
+    const all = (total = first.stats.fileCount);
+    if (all > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) return { total: all };
     take(first.files);
     const regions: Region[] = [{ ...EVERYWHERE, floor: floorOf(first.files, first.exhausted), size: need }];
     const everything = () => regions[0]!.floor === Number.NEGATIVE_INFINITY;
@@ -450,7 +456,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
     const rest = async () => {
       regions[0]!.floor = Number.NEGATIVE_INFINITY;
       if (read.size <= LEFT_OUT_BY_NAME) {
-        const unread = total - read.size;
+        const unread = all - read.size;
         const w = await ask(`${m.query} ${leaveOut(read.values())}`, unread + 1);
         // Zoekt counted the files not left out: exactly those unread, so every file left out was one read.
         if (w.exhausted && w.stats.fileCount === unread) {
@@ -459,13 +465,13 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
           return;
         }
       }
-      const w = await ask(m.query, total + 1);
+      const w = await ask(m.query, all + 1);
       if (!w.exhausted) throw new GiveWay();
       read.clear();
       take(w.files);
       leftOut = false;
     };
-    const fewLeft = () => total - read.size <= need || read.size > LEFT_OUT_BY_NAME;
+    const fewLeft = () => all - read.size <= need || read.size > LEFT_OUT_BY_NAME;
     /** More of Q in a path class, the files read left out. */
     const more = async (c: PathClass) => {
       if (fewLeft()) return rest();
@@ -532,7 +538,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
       return { ranked, exact: need, whole: false, files: read.size };
     }
   } catch (err) {
-    if (err instanceof GiveWay) return undefined;
+    if (err instanceof GiveWay) return total === undefined ? {} : { total };
     throw err;
   }
 }
@@ -548,11 +554,22 @@ async function checkLeftOut(ask: (query: string, size: number) => Promise<Window
 }
 
 /** Every file with a matching symbol, up to the last window's cap. */
-export async function candidateFiles(searcher: Searcher, query: string, fresh: boolean, signal?: AbortSignal): Promise<{ files: FileHit[]; window: Window }> {
+export async function candidateFiles(
+  searcher: Searcher,
+  query: string,
+  fresh: boolean,
+  signal?: AbortSignal,
+  /** How many files match, when an earlier search said: windows too small for them are skipped. */
+  total?: number,
+  /** Told each window that ends before the files do, before the next one is asked for. */
+  onShort?: (w: Window) => void,
+): Promise<{ files: FileHit[]; window: Window }> {
   let window: Window | undefined;
   for (const size of FILE_WINDOWS) {
+    if (total !== undefined && total >= size && size !== FILE_WINDOWS[FILE_WINDOWS.length - 1]) continue;
     window = await searcher.window({ query, size, signal, fresh });
     if (window.exhausted) break;
+    onShort?.(window);
   }
   return { files: window!.files, window: window! };
 }
@@ -753,17 +770,26 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
   const rankWindow = async (m: Matcher, offset: number): Promise<Ranking> => {
     const fresh = offset === 0;
+    let total: number | undefined;
     if (m.tiers) {
       // The symbols up to the page's end and one more (is there a next page?); a first page
       // reads for the second too, so that it comes from the window cache by the same requests.
       const plan = await planNames(searcher, m, offset + limit + 1 + (offset === 0 ? limit : 0), fresh, signal);
-      if (plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
+      if ('ranked' in plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
+      total = plan.total;
     }
-    const [main, ...more] = await Promise.all([
-      candidateFiles(searcher, m.query, fresh, signal),
-      ...(m.alsoQueries ?? []).map((query) => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh })),
-    ]);
-    const { files, window } = main!;
+    // The best files of each word, beside those of all words. Every word's files are among those
+    // of all words, each with its symbols of that word: once all of those are read, the words
+    // add nothing. So they are asked for only when the files of all words run past the windows
+    // (at the same time as the last window when its count says so).
+    const words = (m.alsoQueries ?? []).map((query) => () => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh }));
+    let asked: Promise<Window[]> | undefined;
+    const askWords = () => (asked ??= Promise.all(words.map((w) => w())));
+    const main = await candidateFiles(searcher, m.query, fresh, signal, total, (w) => {
+      if (words.length && (w.stats.stopped || w.stats.fileCount >= FILE_WINDOWS[FILE_WINDOWS.length - 1]!)) void askWords().catch(() => undefined);
+    });
+    const { files, window } = main;
+    const more = words.length && (asked || !window.exhausted || window.stats.stopped) ? await askWords() : [];
     const whole = (out: Ranked[]): Ranking => ({
       ranked: out,
       exact: out.length,
@@ -771,7 +797,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : candidatesBound()),
       hadCandidates: files.length > 0 || more.some((w) => w.files.length > 0),
     });
-    // The best files of each word, beside those of all words: each symbol once.
+    // Each symbol once.
     if (more.length) return whole(rankFiles(m, [files, ...more.map((w) => w.files)].flat(), new Set()));
     // Later pages of a walk rank the same cached window again: once per window and matcher.
     return whole(derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files)));
