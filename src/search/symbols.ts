@@ -371,7 +371,9 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, u
  *      branch's version, was left out unseen, and the plan gives way.
  * The plan gives way to the fixed windows (500 files, then 2,000, all ranked: the order of every
  * page, as before) when Zoekt stops early, with several backends (each cuts its own list), past
- * 2,000 files, and after 12 requests. Counts are exact only when every file was read.
+ * 2,000 files, and after 12 requests; and a later page whose symbols are more than a quarter of
+ * the files (as a cached window counted them) reads them all once, for every page after it to
+ * come from the window cache. Counts are exact only when every file was read.
  */
 interface Plan {
   /** The symbols of the files read, in order: the first `exact` are those of the whole order. */
@@ -384,6 +386,8 @@ interface Plan {
 
 /** A plan gives way to the fixed windows after this many requests. */
 const PLAN_REQUESTS = 12;
+/** Later pages are planned while the symbols they need are at most this share of the files (1/4). */
+const PLAN_SHARE = 4;
 /** Past this many files read, the files read are no longer left out by name: the rest is read whole. */
 const LEFT_OUT_BY_NAME = 400;
 
@@ -774,9 +778,18 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     if (m.tiers) {
       // The symbols up to the page's end and one more (is there a next page?); a first page
       // reads for the second too, so that it comes from the window cache by the same requests.
-      const plan = await planNames(searcher, m, offset + limit + 1 + (offset === 0 ? limit : 0), fresh, signal);
-      if ('ranked' in plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
-      total = plan.total;
+      const need = offset + limit + 1 + (offset === 0 ? limit : 0);
+      // Deep in a walk (past page 2, which the first page's requests serve), where a plan would
+      // read much of the files again for every page, the fixed windows read them all once, and
+      // the window cache serves the pages after it.
+      const cached = offset <= limit ? undefined : searcher.peek({ query: m.query });
+      const whole = cached !== undefined && cached.exhausted && !cached.stats.stopped;
+      if (cached && !whole && need * PLAN_SHARE > cached.stats.fileCount) total = cached.stats.fileCount;
+      else if (!whole) {
+        const plan = await planNames(searcher, m, need, fresh, signal);
+        if ('ranked' in plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
+        total = plan.total;
+      }
     }
     // The best files of each word, beside those of all words. Every word's files are among those
     // of all words, each with its symbols of that word: once all of those are read, the words
