@@ -3,7 +3,7 @@
  * the arguments, wait for a turn (admission), run it under one deadline, and turn the outcome
  * into the contract's result. Built once per runtime, so admission is shared by every session.
  */
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { withDeadline } from '../deadline.js';
 import { invalidArgument, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -71,7 +71,13 @@ export class Dispatcher {
     return this.o.catalog;
   }
 
+  /**
+   * A call of a tool there is, answered with its result or a tool error. A name that is no tool
+   * is a protocol error, -32602 (the spec's "Error Handling": unknown tools are invalid params),
+   * thrown as ProtocolError with the hint and the tools in `data`.
+   */
   async call(name: unknown, args: unknown, options: CallOptions): Promise<CallToolResult> {
+    if (typeof name !== 'string' || !this.o.catalog.byName.has(name)) throw this.unknownTool(name);
     const arrived = options.arrived ?? Date.now();
     const callId = ++this.nextCallId;
     const leave = this.o.metrics.trackInFlight();
@@ -86,7 +92,7 @@ export class Dispatcher {
     const trace = options.traceparent ? { traceparent: options.traceparent } : {};
     let release: (() => void) | undefined;
     try {
-      if (!tool) throw this.unknownTool(name);
+      if (!tool) throw new ToolError('INTERNAL', `the tool '${toolName}' went missing`, 'Call again.');
       const input = this.parse(tool.name, tool.input, args);
       if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
@@ -163,17 +169,17 @@ export class Dispatcher {
     return parsed.data;
   }
 
-  private unknownTool(name: unknown): ToolError {
-    const names = this.o.catalog.names;
+  private unknownTool(name: unknown): ProtocolError {
+    const tools = [...this.o.catalog.names];
     if (typeof name !== 'string' || name === '') {
-      return new ToolError('INVALID_ARGUMENT', 'tools/call needs the name of a tool', `The tools are: ${names.join(', ')}.`);
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, 'tools/call needs the name of a tool', { hint: `The tools are: ${tools.join(', ')}.`, tools });
     }
-    const near = closest(name, [...names], 1);
-    return new ToolError(
-      'NOT_FOUND',
-      `no tool named '${name.slice(0, 100)}'`,
-      `${near.length ? `Did you mean '${near[0]}'? ` : ''}The tools are: ${names.join(', ')} (tools/list describes them).`,
-    );
+    const near = closest(name, tools, 1);
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: '${name.slice(0, 100)}'`, {
+      hint: `${near.length ? `Did you mean '${near[0]}'? ` : ''}The tools are: ${tools.join(', ')} (tools/list describes them).`,
+      tools,
+      ...(near.length ? { nearest: near[0] } : {}),
+    });
   }
 
   private timedOut(tool: string, arrived: number, clientSignal: AbortSignal): ToolError {

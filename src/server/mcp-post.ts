@@ -13,6 +13,7 @@ import {
   isJSONRPCRequest,
   isSpecType,
   LATEST_PROTOCOL_VERSION,
+  ProtocolError,
   ProtocolErrorCode as ErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
@@ -30,7 +31,7 @@ const CAPABILITIES = { tools: {}, logging: {} };
 
 const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
-type Answer = { jsonrpc: '2.0'; id: string | number } & ({ result: unknown } | { error: { code: number; message: string } });
+type Answer = { jsonrpc: '2.0'; id: string | number } & ({ result: unknown } | { error: { code: number; message: string; data?: unknown } });
 
 /** An HTTP refusal with the status and JSON-RPC error body the SDK transport would send. */
 function refuse(res: ServerResponse, status: number, code: number, message: string): void {
@@ -77,8 +78,14 @@ export function legacyPostHandler(runtime: Runtime): LegacyPostHandler {
         return ok(catalog.list);
       case 'tools/call':
         // Every call, well-formed or not, goes through the dispatcher: one path for admission,
-        // deadline, errors with a code and a hint, and metrics.
-        return ok(await dispatcher.call(params.name, params.arguments, { signal, arrived }));
+        // deadline, errors with a code and a hint, and metrics. A name that is no tool is a
+        // protocol error, as the SDK's handler answers it.
+        try {
+          return ok(await dispatcher.call(params.name, params.arguments, { signal, arrived }));
+        } catch (err) {
+          if (!(err instanceof ProtocolError)) throw err;
+          return { jsonrpc: '2.0', id: m.id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
+        }
       case 'logging/setLevel':
         // Accepted as the SDK does; a stateless request has no later messages to filter.
         if (typeof params.level !== 'string' || !LOGGING_LEVELS.includes(params.level)) {

@@ -26,14 +26,16 @@ describe('tools/call errors a caller can cause', () => {
   });
   afterAll(() => mcp.close());
 
-  it('an unknown tool is NOT_FOUND naming the nearest tool and listing them all', async () => {
-    const result = await call(mcp.client, 'search_cod', { query: 'x' });
-    const err = failed(result);
-    expect(err.code).toBe('NOT_FOUND');
-    expect(err.message).toContain("'search_cod'");
-    expect(err.hint).toContain("Did you mean 'search_code'?");
-    expect(err.hint).toContain('get_health');
-    expect(textOf(result)).toMatch(/^NOT_FOUND: /);
+  it('an unknown tool is a protocol error, -32602, naming the nearest tool and listing them all', async () => {
+    const err = await rawCall(mcp, { name: 'search_cod', arguments: { query: 'x' } }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string; data?: { hint: string; tools: string[]; nearest?: string } },
+    );
+    expect(err?.code).toBe(-32602);
+    expect(err?.message).toContain("Unknown tool: 'search_cod'");
+    expect(err?.data?.hint).toContain("Did you mean 'search_code'?");
+    expect(err?.data?.nearest).toBe('search_code');
+    expect(err?.data?.tools).toContain('get_health');
   });
 
   it.each([
@@ -50,11 +52,14 @@ describe('tools/call errors a caller can cause', () => {
     expectNoJsText(result);
   });
 
-  it('a name that is not a string, or no name: INVALID_ARGUMENT listing the tools', async () => {
+  it('a name that is not a string, or no name: -32602 listing the tools', async () => {
     for (const params of [{ name: 42, arguments: {} }, { arguments: {} }]) {
-      const err = failed(await rawCall(mcp, params));
-      expect(err.code).toBe('INVALID_ARGUMENT');
-      expect(err.hint).toContain('search_code');
+      const err = await rawCall(mcp, params).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; data?: { hint: string } },
+      );
+      expect(err?.code).toBe(-32602);
+      expect(err?.data?.hint).toContain('search_code');
     }
   });
 

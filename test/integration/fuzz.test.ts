@@ -78,9 +78,16 @@ function callArbitrary(tools: Tool[]): fc.Arbitrary<{ name: unknown; args: unkno
 
 const JS_ERROR_TEXT = /TypeError|ReferenceError|RangeError|SyntaxError: |Cannot read propert|is not a function|undefined is not|\n\s+at .+:\d+:\d+|ZodError|"code":\s*"invalid_type"/;
 
-/** What is wrong with one answer, or undefined when it keeps the contract. */
-function breach(result: CallToolResult | Error): string | undefined {
-  if (result instanceof Error) return `protocol error: ${result.message.slice(0, 300)}`;
+/**
+ * What is wrong with one answer, or undefined when it keeps the contract. A name that is no tool
+ * is answered with the protocol's error for it, -32602, with the hint in `data`.
+ */
+function breach(result: CallToolResult | Error, isTool: boolean): string | undefined {
+  if (result instanceof Error) {
+    const e = result as Error & { code?: unknown; data?: { hint?: unknown } };
+    if (!isTool && e.code === -32602 && typeof e.data?.hint === 'string' && e.data.hint) return undefined;
+    return `protocol error: ${result.message.slice(0, 300)}`;
+  }
   const text = textOf(result);
   if (JS_ERROR_TEXT.test(text) || JS_ERROR_TEXT.test(JSON.stringify(result.structuredContent ?? {}))) return `JS error text: ${text.slice(0, 300)}`;
   if (!result.isError) return text.length ? undefined : 'empty text on success';
@@ -107,7 +114,7 @@ async function fuzzCalls(mcp: Connected, runs: number, seed: number): Promise<{ 
       const result = await send(mcp.client, name, args);
       const outcome = result instanceof Error ? 'protocol-error' : result.isError ? String((result.structuredContent as { error: { code: string } }).error.code) : 'ok';
       counts[outcome] = (counts[outcome] ?? 0) + 1;
-      const why = breach(result);
+      const why = breach(result, tools.some((t) => t.name === name));
       if (why && problems.length < 20) problems.push(`${JSON.stringify(name)} ${JSON.stringify(args)?.slice(0, 300)} → ${why}`);
     }),
     { seed, numRuns: runs, endOnFailure: true },

@@ -92,16 +92,25 @@ describe('requests', () => {
     expect(error).toEqual({ code: -32601, message: 'Method not found' });
   });
 
-  it('runs tools/call against Zoekt, and answers a malformed call as a tool error with a code and a hint', async () => {
+  it('runs tools/call against Zoekt, and answers malformed arguments as a tool error with a code and a hint', async () => {
     const good = answerOf(await post(request(1, 'tools/call', { name: 'list_repos', arguments: { limit: 50 } })));
     const repos = (good.result?.structuredContent as { repos: { name: string }[] }).repos;
     expect(repos.length).toBeGreaterThan(0);
-    for (const params of [{ name: 'list_repos', arguments: [1] }, { name: 7 }, {}, { name: 'search_cod' }]) {
-      const { result } = answerOf(await post(request(2, 'tools/call', params)));
-      expect(result?.isError).toBe(true);
-      const error = (result?.structuredContent as { error: { code: string; hint: string } }).error;
-      expect(['INVALID_ARGUMENT', 'NOT_FOUND']).toContain(error.code);
-      expect(error.hint.length).toBeGreaterThan(0);
+    const { result } = answerOf(await post(request(2, 'tools/call', { name: 'list_repos', arguments: [1] })));
+    expect(result?.isError).toBe(true);
+    const error = (result?.structuredContent as { error: { code: string; hint: string } }).error;
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.hint.length).toBeGreaterThan(0);
+  });
+
+  it('answers a name that is no tool with -32602 and the hint in data, as the SDK does', async () => {
+    for (const params of [{ name: 7 }, {}, { name: 'search_cod' }]) {
+      const { id, error } = answerOf(await post(request(3, 'tools/call', params)));
+      expect(id).toBe(3);
+      expect(error?.code).toBe(-32602);
+      const data = (error as { data?: { hint: string; tools: string[] } } | undefined)?.data;
+      expect(data?.tools).toContain('search_code');
+      expect(data?.hint.length).toBeGreaterThan(0);
     }
   });
 });
