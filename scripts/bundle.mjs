@@ -38,6 +38,11 @@ const zodNamespace = {
   },
 };
 
+// The extractor's tag rules (src/extractor/queries/*.scm, one per language), compiled into its
+// bundle as text: it reads them there, and from the sources when it runs unbundled.
+const queryDir = join(src, 'extractor/queries');
+const queries = Object.fromEntries(readdirSync(queryDir).filter((f) => f.endsWith('.scm')).map((f) => [f.slice(0, -'.scm'.length), readFileSync(join(queryDir, f), 'utf8')]));
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['src/cli.ts', 'src/local/serve.ts', 'src/local/supervisor.ts', 'src/extractor/main.ts', 'src/extractor/worker.ts'],
@@ -53,7 +58,7 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS packages bundled into ES modules call require() for Node's own modules.
   banner: { js: "import { createRequire as __zoektMcpRequire } from 'node:module'; const require = __zoektMcpRequire(import.meta.url);" },
-  define: { ZOEKT_MCP_TOOLS_LIST_ID: JSON.stringify(id) },
+  define: { ZOEKT_MCP_TOOLS_LIST_ID: JSON.stringify(id), ZOEKT_MCP_QUERIES: JSON.stringify(queries) },
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,

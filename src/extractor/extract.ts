@@ -1,7 +1,8 @@
 /**
- * One file through tree-sitter: parse it with its grammar and walk the tree with its language's
- * rules. Where the grammar could not make sense of the text (ERROR nodes), the lines it gave up
- * on are reported, so that Universal Ctags' tags can fill them in.
+ * One file through tree-sitter: parse it with its grammar and find its definitions with its
+ * language's tag rules (queries/<language>.scm, run by rules.ts; C and C++ keep a hand-written
+ * walker, lang/c.ts). Where the grammar could not make sense of the text (ERROR nodes), the
+ * lines it gave up on are reported, so that Universal Ctags' tags can fill them in.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,17 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node, type Range } from 'web-tree-sitter';
 import { type Grammar, type GrammarId } from './languages.js';
 import { extractC } from './lang/c.js';
-import { extractCSharp } from './lang/csharp.js';
-import { extractGo } from './lang/go.js';
 import { goFunctionBodies } from './lang/go-bodies.js';
-import { extractJava } from './lang/java.js';
-import { extractPython } from './lang/python.js';
-import { extractRust } from './lang/rust.js';
-import { extractTypeScript } from './lang/typescript.js';
+import { tagRules } from './rules.js';
 import { TagSink, type Tag } from './tags.js';
 
 interface Walker {
-  walk: (root: Node, sink: TagSink) => void;
+  /** The language's query file (queries/<rules>.scm), or a walker of its own (`walk`). */
+  rules?: string;
+  walk?: (root: Node, sink: TagSink) => void;
   /** Joins the names of nested scopes. */
   separator: string;
   /**
@@ -39,16 +37,16 @@ interface Walker {
 const SCRIPT_TOP_LEVEL = /^(?:\/\*\*|@[A-Za-z_$]|(?:export|import|function|async|class|abstract|interface|type|enum|declare|namespace|module|const|let|var)\b)/;
 
 const WALKERS: Record<GrammarId, Walker> = {
-  typescript: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
-  tsx: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
-  javascript: { walk: extractTypeScript, separator: '.', topLevel: SCRIPT_TOP_LEVEL },
-  python: { walk: extractPython, separator: '.' },
-  go: { walk: extractGo, separator: '.', bodies: goFunctionBodies },
-  rust: { walk: extractRust, separator: '::' },
-  java: { walk: extractJava, separator: '.' },
+  typescript: { rules: 'typescript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
+  tsx: { rules: 'typescript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
+  javascript: { rules: 'javascript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
+  python: { rules: 'python', separator: '.' },
+  go: { rules: 'go', separator: '.', bodies: goFunctionBodies },
+  rust: { rules: 'rust', separator: '::' },
+  java: { rules: 'java', separator: '.' },
   c: { walk: extractC, separator: '::' },
   cpp: { walk: extractC, separator: '::' },
-  csharp: { walk: extractCSharp, separator: '.' },
+  csharp: { rules: 'csharp', separator: '.' },
 };
 
 export interface Extraction {
@@ -147,8 +145,14 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
   try {
     const root = tree.rootNode;
     const sink = new TagSink(walker.separator, lineOffset);
-    walker.walk(root, sink);
-    const errorLines: Lines = root.hasError ? root.descendantsOfType('ERROR').filter(mayHideDefinitions).map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]) : [];
+    let errors: Node[];
+    if (walker.walk) {
+      walker.walk(root, sink);
+      errors = root.hasError ? root.descendantsOfType('ERROR') : [];
+    } else {
+      errors = tagRules(walker.rules!, parser.language!).run(root, sink);
+    }
+    const errorLines: Lines = errors.filter(mayHideDefinitions).map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]);
     return { tags: sink.tags, errorLines };
   } finally {
     tree.delete();
@@ -204,3 +208,4 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
   }
   return { tags, errorLines };
 }
+

@@ -60,16 +60,21 @@ export class TagSink {
   add(at: Node | null | undefined, kind: TagKind, scope: Scope | undefined, name = at?.text): Scope | undefined {
     // `_` (Go's blank identifier, a throwaway in most languages) names nothing that can be found.
     if (!at || !name || name === '_') return undefined;
-    const inner: Scope = { path: scope ? `${scope.path}${this.separator}${name}` : name, kind };
+    this.addAt(at.startPosition.row, kind, scope, name);
+    return this.scope(name, kind, scope);
+  }
+
+  /** Tags `name` on the 0-based `row` of the text parsed. */
+  addAt(row: number, kind: TagKind, scope: Scope | undefined, name: string): void {
+    if (!name || name === '_') return;
     // Zoekt keeps a tag only where its name is spelled on its line.
-    if (name.length > MAX_NAME || name.includes('\n')) return inner;
-    const tag: Tag = { name, line: at.startPosition.row + 1 + this.lineOffset, kind };
+    if (name.length > MAX_NAME || name.includes('\n')) return;
+    const tag: Tag = { name, line: row + 1 + this.lineOffset, kind };
     if (scope) {
       tag.scope = scope.path;
       tag.scopeKind = scope.kind;
     }
     this.tags.push(tag);
-    return inner;
   }
 
   /** A scope that is not itself tagged (a Rust `impl` block). */

@@ -1,7 +1,7 @@
 /**
- * Every definition of a few fixture files, written down from the files: Rust impls, trait items
- * and a nested module; Java nested, inner and local classes, a record, an enum with a constant
- * body, an annotation type; C# namespaces (block and file-scoped), nested types, a record and a
+ * Every definition of a few fixture files, written down from the files: Rust impls, trait items,
+ * a nested module and a function in a method; Java nested, inner and local classes, a record, an
+ * enum with a constant body, an annotation type; C# namespaces (block and file-scoped), nested types, a record and a
  * delegate; a Python script without an extension (found by its `#!` line); JSX. Asked for through
  * search_symbols (`*` in one file lists its symbols), against the fixture index.
  */
@@ -30,9 +30,10 @@ const EXPECTED: Record<string, string[]> = {
     '44 Labeled struct -',
     '45 inner field Labeled',
     '46 label field Labeled',
-    // impl<T: Shape> Labeled<T>; the fn clip inside wrap is local to it.
+    // impl<T: Shape> Labeled<T>; the fn clip inside wrap is a function of its own, in wrap.
     '50 MAX_LABEL constant Labeled',
     '52 wrap method Labeled',
+    '53 clip function wrap',
     '61 Bits struct -',
     '62 whole field Bits',
     '63 halves field Bits',
@@ -55,8 +56,10 @@ const EXPECTED: Record<string, string[]> = {
     '33 area method Circle',
     '39 Canvas class Shapes',
     '40 width field Canvas',
-    // The local class Sum inside covered() is not a definition of the file.
+    // The local class Sum inside covered(), with its field.
     '42 covered method Canvas',
+    '43 Sum class covered',
+    '44 total field Sum',
     '53 Point class Shapes',
     '53 x field Point',
     '53 y field Point',
@@ -64,6 +67,8 @@ const EXPECTED: Record<string, string[]> = {
     '60 Stroke enum Shapes',
     '61 SOLID constant Stroke',
     '62 DASHED constant Stroke',
+    // The method of DASHED's constant-specific body.
+    '64 pattern method DASHED',
     '69 pattern method Stroke',
     '75 Sketched interface Shapes',
     '76 by method Sketched',
