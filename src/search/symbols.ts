@@ -351,7 +351,8 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, u
  *         Q restricted to the files with such a name by a double negation,
  *         `-( -sym:"^(?:Name)$" )`; when that takes another case than Q's (the name in its case,
  *         L in another), `case:yes sym:"^(?:Name)$"` (less the parts of Q that could miss a file
- *         in that case) finds the files, which are then read through Q restricted to them;
+ *         in that case) finds the files, which are then read through Q restricted to them. These
+ *         leave the files read out only when some of them hold such a name;
  *      b. among exact names, a more prominent definition: one in a shallower folder (a
  *         definition's prominence is at least its depth), or a public one, which can only be in
  *         a language where the name may be public (not Go for `init`): Q with
@@ -366,9 +367,12 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, u
  *      request reads all that is left.
  *      A window of n files that Zoekt cut holds every file scored above its (n-1)-th best score
  *      (Zoekt may lift one file of another extension into third place from further down).
- *   3. When files were left out by name, a count: Q restricted to the names read must count
- *      exactly the files read; more means a file that shares a name, in another case or another
- *      branch's version, was left out unseen, and the plan gives way.
+ *   3. Files left out by name must be only those read, not also a file that shares a name in
+ *      another case or another branch's version. A request for more of all of Q checks it with
+ *      Zoekt's count (the files of Q less those read); otherwise one count at the end: Q
+ *      restricted to the names of the files read that such a twin could have been lost for (not
+ *      those deeper than a request's folders, as a twin is as deep) must count exactly them.
+ *      Otherwise the plan gives way.
  * The plan gives way to the fixed windows (500 files, then 2,000, all ranked: the order of every
  * page, as before) when Zoekt stops early, with several backends (each cuts its own list), past
  * 2,000 files, and after 12 requests; and a later page whose symbols are more than a quarter of
@@ -435,7 +439,16 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
   const tiers = m.tiers.bind(m);
   const read = new Map<string, FileHit>();
   let requests = 0;
-  let leftOut = false;
+  /**
+   * Files left out by name whose twin (a path in another case, another branch's version of it)
+   * a request could have lost: counted at the end. A twin is as deep as its file, so a request
+   * for shallower folders than a file's cannot lose the file's twin.
+   */
+  const suspects = new Map<string, FileHit>();
+  const readLeftOut = (c: PathClass) => {
+    for (const f of read.values()) if (f.path.split('/').length - 1 < c.maxDepth) suspects.set(fileId(f), f);
+    return leaveOut(read.values());
+  };
   const ask = async (query: string, size: number) => {
     if (++requests > PLAN_REQUESTS) throw new GiveWay();
     const w = await searcher.window({ query, size, signal, fresh });
@@ -465,7 +478,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
         // Zoekt counted the files not left out: exactly those unread, so every file left out was one read.
         if (w.exhausted && w.stats.fileCount === unread) {
           take(w.files);
-          leftOut = false;
+          suspects.clear();
           return;
         }
       }
@@ -473,7 +486,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
       if (!w.exhausted) throw new GiveWay();
       read.clear();
       take(w.files);
-      leftOut = false;
+      suspects.clear();
     };
     const fewLeft = () => all - read.size <= need || read.size > LEFT_OUT_BY_NAME;
     /** More of Q in a path class, the files read left out. */
@@ -483,30 +496,37 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
       if (!region) regions.push((region = { ...c, floor: Number.POSITIVE_INFINITY, size: need / 2 }));
       if (c.maxDepth === 0) return void (region.floor = Number.NEGATIVE_INFINITY);
       region.size *= 2;
-      leftOut = true;
-      const w = await ask([m.query, inClass(c), leaveOut(read.values())].filter(Boolean).join(' '), Math.ceil(region.size));
+      const everywhere = c === EVERYWHERE;
+      const unread = all - read.size;
+      const w = await ask([m.query, inClass(c), everywhere ? leaveOut(read.values()) : readLeftOut(c)].filter(Boolean).join(' '), Math.ceil(region.size));
+      // All of Q but the files read: Zoekt counts exactly the others, or a twin was left out.
+      if (everywhere && w.stats.fileCount !== unread) throw new GiveWay();
       take(w.files);
       region.floor = floorOf(w.files, w.exhausted);
     };
-    /** More of the files with a symbol of a tier below `tier`, read through Q. */
-    const betterTiers = async (tier: number) => {
+    /**
+     * More of the files with a symbol of a tier below `tier`, read through Q. The files read are
+     * left out by name only when some of them would be sent again (the twin of any of them could
+     * hold such a symbol).
+     */
+    const betterTiers = async (tier: number, ranked: Ranked[]) => {
       if (fewLeft()) return rest();
-      leftOut = true;
       tierSize *= 2;
+      const leftOut = ranked.some((r) => r.tier < tier) ? readLeftOut(EVERYWHERE) : '';
       const how = tiers(tier);
       if ('restrict' in how) {
-        const w = await ask(`${m.query} ${how.restrict} ${leaveOut(read.values())}`, Math.ceil(tierSize));
+        const w = await ask([m.query, how.restrict, leftOut].filter(Boolean).join(' '), Math.ceil(tierSize));
         take(w.files);
         if (w.exhausted) tiersRead = tier;
         return;
       }
-      const found = await ask(`${how.find} ${leaveOut(read.values())}`, Math.ceil(tierSize));
+      const found = await ask([how.find, leftOut].filter(Boolean).join(' '), Math.ceil(tierSize));
       const unread = found.files.filter((f) => !read.has(fileId(f)));
       if (unread.length) {
         // Read again through Q, for their score in Q and all of Q's symbols.
-        const again = await ask(`${m.query} ${onlyThese(unread)}`, 2 * unread.length + 2);
-        if (!again.exhausted) throw new GiveWay();
-        take(again.files);
+        const through = await ask(`${m.query} ${onlyThese(unread)}`, 2 * unread.length + 2);
+        if (!through.exhausted) throw new GiveWay();
+        take(through.files);
       }
       if (found.exhausted) tiersRead = tier;
     };
@@ -518,27 +538,29 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
           await more(EVERYWHERE);
           continue;
         }
-        if (leftOut) await checkLeftOut(ask, m.query, read);
+        if (suspects.size) await checkLeftOut(ask, m.query, suspects);
         return { ranked, exact: ranked.length, whole: true, files: read.size };
       }
       if (L.tier > tiersRead) {
-        await betterTiers(L.tier);
+        await betterTiers(L.tier, ranked);
         continue;
       }
       // Among exact names, prominence comes before the score (prominence.ts).
       const hidden = L.tier === 0 ? m.neverPublic ?? [] : [];
       const rivals = L.tier <= 1 ? rivalsOf(L.prominence, hidden) : [];
-      const unread = rivals.find((c) => !regions.some((r) => r.floor === Number.NEGATIVE_INFINITY && within(c, r)));
-      if (unread) {
-        await more(unread);
-        continue;
-      }
       const peers = L.tier <= 1 ? peersOf(L.prominence, hidden) : EVERYWHERE;
-      if (!regions.some((r) => r.floor < L.score && within(peers, r))) {
-        await more(peers);
+      const unread = [
+        ...rivals.filter((c) => !regions.some((r) => r.floor === Number.NEGATIVE_INFINITY && within(c, r))),
+        ...(regions.some((r) => r.floor < L.score && within(peers, r)) ? [] : [peers]),
+      ];
+      if (unread.length) {
+        // Asked together: what one finds only makes L better, which the next round checks.
+        const once = new Map(unread.map((c) => [`${c.maxDepth}\0${c.skip.join()}`, c]));
+        if (fewLeft()) await rest();
+        else await Promise.all([...once.values()].map(more));
         continue;
       }
-      if (leftOut) await checkLeftOut(ask, m.query, read);
+      if (suspects.size) await checkLeftOut(ask, m.query, suspects);
       return { ranked, exact: need, whole: false, files: read.size };
     }
   } catch (err) {
@@ -548,13 +570,13 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
 }
 
 /**
- * Files left out by name were only those read: Q restricted to the names read counts exactly
- * the files read. A path in another case (a query in any case matches file names in any case)
- * or another branch's version of a path read would count more.
+ * Files left out by name were only those read: Q restricted to their names counts exactly them.
+ * A path in another case (a query in any case matches file names in any case) or another
+ * branch's version of a path read would count more.
  */
-async function checkLeftOut(ask: (query: string, size: number) => Promise<Window>, query: string, read: Map<string, FileHit>): Promise<void> {
-  const w = await ask(`${query} ${onlyThese(read.values())}`, 1);
-  if (Math.max(w.stats.fileCount, w.files.length) !== read.size) throw new GiveWay();
+async function checkLeftOut(ask: (query: string, size: number) => Promise<Window>, query: string, files: Map<string, FileHit>): Promise<void> {
+  const w = await ask(`${query} ${onlyThese(files.values())}`, 1);
+  if (Math.max(w.stats.fileCount, w.files.length) !== files.size) throw new GiveWay();
 }
 
 /** Every file with a matching symbol, up to the last window's cap. */
