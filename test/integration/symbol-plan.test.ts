@@ -4,7 +4,8 @@
  * counts what Zoekt sends back:
  *   - walking every page gives exactly the list that ranking every candidate file gives (all files
  *     fetched with one plain request, ranked with rankByName, the order the fixed windows gave);
- *   - a first page reads a fraction of the bytes the fixed window read (the ratio, not a time).
+ *   - a first page reads a fraction of the bytes the fixed window read (the ratio, not a time);
+ *   - find_references reads a member's definitions, all of them, without every mention of its type.
  * Then, on a corpus written for it, paths that differ only in case and a path with another version
  * on a second branch: files left out by name that were not read must not be lost.
  */
