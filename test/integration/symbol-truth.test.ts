@@ -1,7 +1,8 @@
 /**
  * The symbols in the index, checked against what each language's own parser reads from the same
  * files (test/support/truth/): Go's tree with go/parser, CPython's standard library with ast, the
- * TypeScript of `effect` and the JavaScript of `undici` with the TypeScript compiler. Per kind:
+ * TypeScript of `effect` and the JavaScript of `undici` with the TypeScript compiler. Per kind,
+ * and per depth (a file's own, a member of a type, nested in a function or an object literal):
  * recall (the parser's declarations that the index has, at that line under that name) and
  * precision (the index's symbols that are such declarations). The figures are printed.
  *
@@ -26,19 +27,31 @@ const MAIN_KINDS: Record<string, string[]> = {
 
 const TARGET = 0.99;
 
+type Depth = Declaration['depth'];
+const DEPTHS: Depth[] = ['top', 'member', 'nested'];
+
 interface Figures {
   kind: string;
+  /** A depth, or all of them. */
+  depth: Depth | 'all';
   declarations: number;
   found: number;
   recall: number;
-  /** Of those found, how many carry the same kind. */
+  /** Of those found, how many carry the same kind, and the same parent. */
   sameKind: number;
+  sameParent: number;
   returned: number;
   real: number;
   precision: number;
 }
 
 const at = (x: { path: string; line: number; name: string }) => `${x.path}:${x.line}:${x.name}`;
+
+/** Where a symbol the language's parser does not declare stands, by what encloses it. */
+function depthOf(s: IndexedSymbol): Depth {
+  if (!s.parent) return 'top';
+  return /^(function|method|constructor|variable|constant|property)$/i.test(s.parentKind) ? 'nested' : 'member';
+}
 
 function compare(language: string, truth: Declarations, symbols: IndexedSymbol[]): Figures[] {
   const unparsed = new Set(truth.unparsed);
@@ -48,45 +61,66 @@ function compare(language: string, truth: Declarations, symbols: IndexedSymbol[]
   const ours = symbols.filter((s) => s.language === language && files.has(s.path) && !unparsed.has(s.path));
   const byKey = new Map(ours.map((s) => [at(s), s]));
   const kindOf = (s: IndexedSymbol) => normalizeKind(s.kind, s.language, s.parent ? s.parentKind : undefined) ?? s.kind.toLowerCase();
+  const depthOfOurs = (s: IndexedSymbol) => declared.get(at(s))?.depth ?? depthOf(s);
   const kinds = [...new Set([...truth.declarations.map((d) => d.kind), ...ours.map(kindOf)])].sort();
-  return kinds.map((kind) => {
-    const decls = truth.declarations.filter((d) => d.kind === kind);
-    const hits = decls.map((d) => byKey.get(at(d))).filter((s) => s !== undefined);
-    const returned = ours.filter((s) => kindOf(s) === kind);
+  const figures = (kind: string, depth: Depth | 'all'): Figures => {
+    const decls = truth.declarations.filter((d) => d.kind === kind && (depth === 'all' || d.depth === depth));
+    const hits = decls.flatMap((d) => {
+      const s = byKey.get(at(d));
+      return s ? [{ d, s }] : [];
+    });
+    const returned = ours.filter((s) => kindOf(s) === kind && (depth === 'all' || depthOfOurs(s) === depth));
     const real = returned.filter((s) => declared.has(at(s))).length;
     return {
       kind,
+      depth,
       declarations: decls.length,
       found: hits.length,
       recall: decls.length ? hits.length / decls.length : 1,
-      sameKind: hits.filter((s) => kindOf(s) === kind).length,
+      sameKind: hits.filter(({ s }) => kindOf(s) === kind).length,
+      sameParent: hits.filter(({ d, s }) => (s.parent ?? '') === d.parent).length,
       returned: returned.length,
       real,
       precision: returned.length ? real / returned.length : 1,
     };
-  });
+  };
+  return kinds.flatMap((kind) => [figures(kind, 'all'), ...DEPTHS.map((depth) => figures(kind, depth)).filter((f) => f.declarations || f.returned)]);
 }
 
 function print(title: string, figures: Figures[], truth: Declarations): void {
   const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
   const rows = figures.map(
-    (f) => `  ${f.kind.padEnd(10)} recall ${`${f.found}/${f.declarations}`.padStart(15)} ${pct(f.recall).padStart(8)}  same kind ${pct(f.found ? f.sameKind / f.found : 1).padStart(8)}   precision ${`${f.real}/${f.returned}`.padStart(15)} ${pct(f.precision).padStart(8)}`,
+    (f) =>
+      `  ${(f.depth === 'all' ? f.kind : `  ${f.depth}`).padEnd(10)} recall ${`${f.found}/${f.declarations}`.padStart(15)} ${pct(f.recall).padStart(8)}  same kind ${pct(f.found ? f.sameKind / f.found : 1).padStart(8)}  same parent ${pct(f.found ? f.sameParent / f.found : 1).padStart(8)}   precision ${`${f.real}/${f.returned}`.padStart(15)} ${pct(f.precision).padStart(8)}`,
   );
-  const returned = figures.reduce((n, f) => n + f.returned, 0);
-  const real = figures.reduce((n, f) => n + f.real, 0);
-  console.log(`${title}: ${truth.declarations.length} declarations read by the language's parser (${truth.unparsed.length} file(s) it could not parse left out)\n${rows.join('\n')}\n  all symbols precision ${real}/${returned} ${pct(returned ? real / returned : 1)}`);
+  const all = figures.filter((f) => f.depth === 'all');
+  const returned = all.reduce((n, f) => n + f.returned, 0);
+  const real = all.reduce((n, f) => n + f.real, 0);
+  console.log(
+    `${title}: ${truth.declarations.length} declarations read by the language's parser (${truth.unparsed.length} file(s) it could not parse left out); per kind, then per depth (top, member, nested)\n${rows.join('\n')}\n  all symbols precision ${real}/${returned} ${pct(returned ? real / returned : 1)}`,
+  );
 }
 
 function expectTargets(language: string, figures: Figures[]): void {
-  for (const f of figures) {
+  const all = figures.filter((f) => f.depth === 'all');
+  for (const f of all) {
     if (!MAIN_KINDS[language]!.includes(f.kind) || f.declarations === 0) continue;
     expect(f.recall, `${language} ${f.kind} recall ${f.found}/${f.declarations}`).toBeGreaterThanOrEqual(TARGET);
     expect(f.sameKind / Math.max(1, f.found), `${language} ${f.kind}: found with another kind`).toBeGreaterThanOrEqual(TARGET);
     expect(f.precision, `${language} ${f.kind} precision ${f.real}/${f.returned}`).toBeGreaterThanOrEqual(TARGET);
   }
-  const returned = figures.reduce((n, f) => n + f.returned, 0);
-  const real = figures.reduce((n, f) => n + f.real, 0);
+  const returned = all.reduce((n, f) => n + f.returned, 0);
+  const real = all.reduce((n, f) => n + f.real, 0);
   expect(real / returned, `${language}: all symbols, precision ${real}/${returned}`).toBeGreaterThanOrEqual(TARGET);
+}
+
+/** Definitions at every depth: what functions and object literals hold is found too, where the language has it. */
+function expectNested(language: string, figures: Figures[]): void {
+  const nested = figures.filter((f) => f.depth === 'nested' && MAIN_KINDS[language]!.includes(f.kind));
+  const declarations = nested.reduce((n, f) => n + f.declarations, 0);
+  const found = nested.reduce((n, f) => n + f.found, 0);
+  expect(declarations, `${language}: nested declarations`).toBeGreaterThan(100);
+  expect(found / declarations, `${language}: nested recall ${found}/${declarations}`).toBeGreaterThanOrEqual(0.98);
 }
 
 /** Every `step`-th declaration of the main kinds, asked for by name through search_symbols. */
@@ -135,6 +169,7 @@ describe.each(['Python', 'TypeScript', 'JavaScript'] as const)('%s corpus agains
     const figures = compare(language, truth, await indexedSymbols(inject('corporaZoektUrl'), corpus.repo, corpus.files));
     print(`${corpus.repo} (${language === 'Python' ? 'ast' : 'the TypeScript compiler'})`, figures, truth);
     expectTargets(language, figures);
+    expectNested(language, figures);
     await spotCheck(mcp, language, truth.declarations, corpus.repo, language === 'Python' ? 1000 : 100);
   }, 300_000);
 });

@@ -17,6 +17,11 @@ export interface Declaration {
   /** function, method, class, struct, interface, type, enum, constant, variable, field, property, module, namespace. */
   kind: string;
   parent: string;
+  /**
+   * top: a file's own; member: of a type or namespace, reached through declarations only; nested:
+   * in a function body, an object literal or another expression (definitions at every depth).
+   */
+  depth: 'top' | 'member' | 'nested';
 }
 
 export interface Declarations {

@@ -1,11 +1,13 @@
 // go-decls prints the declarations of Go files as the symbol tests count them, read with the
 // Go toolchain's own parser (go/parser), one JSON object per line:
 //
-//	{"path":"a/b.go","line":12,"name":"Server","kind":"struct","parent":""}
+//	{"path":"a/b.go","line":12,"name":"Server","kind":"struct","parent":"","depth":"top"}
 //
 // Kinds: module (the package clause), function, method (parent: the receiver's type, or the
 // interface), struct, interface, type (other types and aliases), field (parent: the struct),
-// constant, variable. Files go/parser cannot parse are named on stderr and left out.
+// constant, variable. Depth: top, or member (methods and fields). Go has no definitions inside
+// functions (function literals and local types are locals). Files go/parser cannot parse are
+// named on stderr and left out.
 //
 //	go run go-decls.go ROOT < list-of-paths-relative-to-ROOT
 package main
@@ -27,6 +29,7 @@ type decl struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
 	Parent string `json:"parent"`
+	Depth  string `json:"depth"`
 }
 
 func receiverType(e ast.Expr) string {
@@ -74,8 +77,12 @@ func main() {
 			if id == nil || id.Name == "_" || parent == "_" {
 				return
 			}
+			depth := "top"
+			if parent != "" {
+				depth = "member"
+			}
 			// The line in the file, not the one a //line directive claims.
-			buffered = append(buffered, decl{rel, fset.PositionFor(id.Pos(), false).Line, id.Name, kind, parent})
+			buffered = append(buffered, decl{rel, fset.PositionFor(id.Pos(), false).Line, id.Name, kind, parent, depth})
 		}
 		add(f.Name, "module", "")
 		for _, d := range f.Decls {

@@ -1,12 +1,15 @@
 """Prints the definitions of Python files as the symbol tests count them, read with Python's own
 parser (ast), one JSON object per line:
 
-    {"path": "a/b.py", "line": 12, "name": "Server", "kind": "class", "parent": ""}
+    {"path": "a/b.py", "line": 12, "name": "Server", "kind": "class", "parent": "", "depth": "top"}
 
-What counts: the functions, classes and assigned names of a module and of its classes, also inside
-module- and class-level if/try/with/for/while/match blocks. Kinds: function, method (a function in
-a class), class, variable (a module-level name), field (a class-level name), type (a `type X = ...`
-statement). Not definitions: imports, attributes (self.x), the bodies of functions.
+What counts: functions and classes at every depth (in functions too), and the names a module or a
+class assigns, also inside if/try/with/for/while/match blocks at those levels. Kinds: function,
+method (a function whose parent is a class), class, variable (a module-level name), field (a
+class-level name, the class may be inside a function), type (a `type X = ...` statement). Not
+definitions: imports, attributes (self.x), what a function assigns (its locals), lambdas.
+Depth: top (a module's own), member (of a class, through classes only), nested (inside a
+function). Parent: the enclosing definitions' names, joined by dots.
 Files this Python cannot parse are named on stderr and left out.
 
     python3 py_decls.py ROOT < list-of-paths-relative-to-ROOT
@@ -27,29 +30,42 @@ def names(target):
             yield from names(element)
 
 
-def statements(body, parent, in_class, out, path):
+def join(parent, name):
+    """The path of what `name` encloses; `_` names nothing, what it encloses is its parent's."""
+    if name == "_":
+        return parent
+    return f"{parent}.{name}" if parent else name
+
+
+def statements(body, parent, scope, nested, out, path):
+    """scope: what the statements are in, "module", "class" or "function"."""
+    depth = "nested" if nested else ("member" if parent else "top")
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.append((path, node.lineno, node.name, "method" if in_class else "function", parent))
+            out.append((path, node.lineno, node.name, "method" if scope == "class" else "function", parent, depth))
+            statements(node.body, join(parent, node.name), "function", True, out, path)
         elif isinstance(node, ast.ClassDef):
-            out.append((path, node.lineno, node.name, "class", parent))
-            statements(node.body, f"{parent}.{node.name}" if parent else node.name, True, out, path)
+            out.append((path, node.lineno, node.name, "class", parent, depth))
+            statements(node.body, join(parent, node.name), "class", nested, out, path)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if scope == "function":
+                continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for name in names(target):
-                    out.append((path, name.lineno, name.id, "field" if in_class else "variable", parent))
+                    out.append((path, name.lineno, name.id, "field" if scope == "class" else "variable", parent, depth))
         elif type(node).__name__ == "TypeAlias":
-            out.append((path, node.name.lineno, node.name.id, "type", parent))
+            if scope != "function":
+                out.append((path, node.name.lineno, node.name.id, "type", parent, depth))
         else:
             # Compound statements run their blocks at the level they stand in.
             for field in BLOCKS:
                 block = getattr(node, field, None)
                 if isinstance(block, list):
-                    statements([b for b in block if isinstance(b, ast.stmt)], parent, in_class, out, path)
+                    statements([b for b in block if isinstance(b, ast.stmt)], parent, scope, nested, out, path)
                     for clause in block:
                         if isinstance(clause, (ast.ExceptHandler, ast.match_case)):
-                            statements(clause.body, parent, in_class, out, path)
+                            statements(clause.body, parent, scope, nested, out, path)
 
 
 def main():
@@ -63,11 +79,11 @@ def main():
         except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
             print(f"unparsed {rel}", file=sys.stderr)
             continue
-        statements(tree.body, "", False, out, rel)
+        statements(tree.body, "", "module", False, out, rel)
     write = sys.stdout.write
-    for path, line, name, kind, parent in out:
+    for path, line, name, kind, parent, depth in out:
         if name != "_":
-            write(json.dumps({"path": path, "line": line, "name": name, "kind": kind, "parent": parent}) + "\n")
+            write(json.dumps({"path": path, "line": line, "name": name, "kind": kind, "parent": parent, "depth": depth}) + "\n")
 
 
 main()
