@@ -68,9 +68,12 @@ function tagLine(tag: Tag, filename: string, language: string): string | undefin
 /** Scopes whose tags Universal Ctags gives for names local to a function body (TypeScript's `const` inside a function). */
 const BODY_SCOPES = new Set(['function', 'method', 'generator', 'constructor', 'getter', 'setter', 'accessor', 'member', 'lambda']);
 
+/** Kinds that are definitions wherever they stand, in a function body too (a nested function, a class in a test). */
+const DEFINITION_KINDS = new Set(['function', 'class', 'method', 'member', 'generator', 'interface', 'enum', 'struct', 'trait']);
+
 /** A tag of Universal Ctags' that names a local, not a definition. */
 function isLocal(t: TagLine): boolean {
-  return t.kind === 'local' || t.kind === 'parameter' || BODY_SCOPES.has(t.scopeKind ?? '');
+  return t.kind === 'local' || t.kind === 'parameter' || (BODY_SCOPES.has(t.scopeKind ?? '') && !DEFINITION_KINDS.has(t.kind));
 }
 
 /** Answers one file: its tag lines. */
