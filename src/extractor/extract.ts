@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Node, type Range } from 'web-tree-sitter';
-import { type Grammar, type GrammarId } from './languages.js';
+import { componentCode, COMPONENTS } from './components.js';
+import { grammar, type Grammar, type GrammarId, type SourceId } from './languages.js';
 import { extractC } from './lang/c.js';
 import { goFunctionBodies } from './lang/go-bodies.js';
 import { tagRules } from './rules.js';
@@ -209,3 +210,13 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
   return { tags, errorLines };
 }
 
+/**
+ * `extract` for what the worker is asked to parse: a file in a grammar's language, or the code of
+ * a single-file component (its `<script>` blocks, Astro's frontmatter) at its own lines.
+ */
+export async function extractSource(id: SourceId, source: string, timeoutMs: number): Promise<Extraction> {
+  const component = COMPONENTS.find((c) => c.id === id);
+  if (!component) return extract(grammar(id as GrammarId), source, timeoutMs);
+  const code = componentCode(component.id, source);
+  return code ? extract(grammar(code.grammar), code.text, timeoutMs) : { tags: [], errorLines: [] };
+}

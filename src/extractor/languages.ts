@@ -2,8 +2,10 @@
  * The languages the extractor parses with tree-sitter, and how it tells which one a file is in.
  * Zoekt's indexer hands the extractor a file's base name and bytes, never the language it
  * detected, so the grammar is chosen here: by extension, else by the `#!` line of a script.
- * Everything else goes to Universal Ctags.
+ * Single-file components (.vue, .svelte, .astro) are parsed with the TypeScript or JavaScript
+ * grammar, their code only (components.ts). Everything else goes to Universal Ctags.
  */
+import { COMPONENTS, type Component, type ComponentId } from './components.js';
 
 export type GrammarId = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'cpp' | 'csharp';
 
@@ -73,6 +75,19 @@ export function shebangInterpreter(content: string): string | undefined {
   return command ? command.slice(command.lastIndexOf('/') + 1) : undefined;
 }
 
+/** What the extractor's worker parses: a file in a grammar's language, or a component holding code. */
+export type SourceId = GrammarId | ComponentId;
+
+const COMPONENT_BY_EXTENSION = new Map(COMPONENTS.flatMap((c) => c.extensions.map((e) => [e, c] as const)));
+
+/** How the extractor parses a file (a grammar, or a component's code), or undefined when it does not. */
+export function sourceFor(fileName: string, content: string): Grammar | Component | undefined {
+  const base = fileName.slice(fileName.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  const component = dot > 0 ? COMPONENT_BY_EXTENSION.get(base.slice(dot).toLowerCase()) : undefined;
+  return component ?? grammarFor(fileName, content);
+}
+
 /** The grammar for a file, or undefined when tree-sitter does not parse its language here. */
 export function grammarFor(fileName: string, content: string): Grammar | undefined {
   const base = fileName.slice(fileName.lastIndexOf('/') + 1);
@@ -87,10 +102,10 @@ export function grammarFor(fileName: string, content: string): Grammar | undefin
 
 /** The -language_map value that sends these languages to the extractor (Zoekt's "scip" slot). */
 export function zoektLanguageMap(): string {
-  return [...new Set(GRAMMARS.flatMap((g) => g.zoektKeys))].map((k) => `${k}:scip`).join(',');
+  return [...new Set([...GRAMMARS, ...COMPONENTS].flatMap((g) => g.zoektKeys))].map((k) => `${k}:scip`).join(',');
 }
 
 /** The Linguist names of the languages the extractor parses. */
 export function extractorLanguages(): string[] {
-  return GRAMMARS.map((g) => g.language);
+  return [...GRAMMARS, ...COMPONENTS].map((g) => g.language);
 }

@@ -13,7 +13,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { UniversalCtags } from './ctags.js';
-import { grammarFor, zoektLanguageMap, extractorLanguages } from './languages.js';
+import { sourceFor, zoektLanguageMap, extractorLanguages } from './languages.js';
 import { ParseWorker } from './parse-worker.js';
 import { COMPLETED, protocolLine, readRequests, type TagLine } from './protocol.js';
 import type { Tag } from './tags.js';
@@ -83,7 +83,7 @@ async function tagsFor(filename: string, content: Buffer, worker: ParseWorker, c
     return [];
   }
   const text = content.toString('utf8');
-  const grammar = grammarFor(filename, text);
+  const grammar = sourceFor(filename, text);
   if (grammar) {
     try {
       const { tags, errorLines } = await worker.parse(grammar.id, text, parseTimeoutMs());

@@ -4,7 +4,7 @@
  * own parse timeout cannot stop it), is terminated and replaced on the next file.
  */
 import { Worker } from 'node:worker_threads';
-import type { GrammarId } from './languages.js';
+import type { SourceId } from './languages.js';
 import type { Extraction } from './extract.js';
 import type { ParseReply, ParseRequest } from './worker.js';
 
@@ -17,7 +17,7 @@ export class ParseWorker {
   constructor(private readonly script: URL) {}
 
   /** Tags for one file; rejects when the parse fails, times out or the worker dies. */
-  parse(grammar: GrammarId, source: string, timeoutMs: number): Promise<Extraction> {
+  parse(grammar: SourceId, source: string, timeoutMs: number): Promise<Extraction> {
     const worker = this.ensure();
     const id = this.nextId++;
     return new Promise<Extraction>((resolve, reject) => {

@@ -4,12 +4,13 @@
  * the indexer, which starts a new worker and carries on.
  */
 import { parentPort } from 'node:worker_threads';
-import { extract, ParseTimeout } from './extract.js';
-import { grammar, type GrammarId } from './languages.js';
+import { extractSource, ParseTimeout } from './extract.js';
+import type { SourceId } from './languages.js';
 
 export interface ParseRequest {
   id: number;
-  grammar: GrammarId;
+  /** A grammar, or a single-file component whose code is parsed (components.ts). */
+  grammar: SourceId;
   source: string;
   timeoutMs: number;
 }
@@ -18,7 +19,7 @@ export interface ParseRequest {
 export type ParseReply = { id: number; ok: true; tags: import('./tags.js').Tag[]; errorLines: [number, number][] } | { id: number; ok: false; error: string; fatal: boolean };
 
 parentPort?.on('message', (request: ParseRequest) => {
-  extract(grammar(request.grammar), request.source, request.timeoutMs).then(
+  extractSource(request.grammar, request.source, request.timeoutMs).then(
     (result) => parentPort!.postMessage({ id: request.id, ok: true, ...result } satisfies ParseReply),
     (e: unknown) => parentPort!.postMessage({ id: request.id, ok: false, error: e instanceof Error ? e.message : String(e), fatal: !(e instanceof ParseTimeout) } satisfies ParseReply),
   );

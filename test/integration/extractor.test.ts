@@ -2,7 +2,8 @@
  * The symbol extractor (zoekt-config/scip-ctags) as Zoekt's indexer drives it: Universal Ctags'
  * interactive protocol on stdin and stdout. Which parser tags what, and that no file stops it: a
  * file its grammar cannot parse, a 5 MB minified bundle, binary bytes, a parse that times out,
- * a missing Universal Ctags. Then a whole index built with such files in it.
+ * a missing Universal Ctags; the code of a single-file component. Then a whole index built with
+ * such files in it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,19 @@ export const dual: {
 export interface Cache<in out K, out V> { get(key: K): V }
 export function after() {}
 `;
+/** A Vue component: its definitions are in its script blocks, at their own lines. */
+const VUE = `<template>
+  <button @click="increment">{{ count }}</button>
+</template>
+<script lang="ts">
+export default defineComponent({
+  methods: { increment() {} },
+})
+</script>
+<script setup lang="ts">
+function reset(): void {}
+</script>
+`;
 /** One line of 5 MB: a minified bundle. */
 const MINIFIED = `var a=0;${Array.from({ length: 200_000 }, (_, i) => `function f${i}(x){return x+${i}}`).join(';')}\n`;
 
@@ -61,6 +75,19 @@ describe('zoekt-config/scip-ctags', () => {
       expect(brief(await ctags.tags('run', '#!/usr/bin/env node\nfunction start() {}\n'))).toEqual(['2 start Function']);
       // Each tag names the file as the indexer sent it.
       expect((await ctags.tags('store.ts', TS)).every((t) => t.path === 'store.ts')).toBe(true);
+    } finally {
+      ctags.kill();
+    }
+  });
+
+  it('tags the code of a single-file component (Vue, Svelte, Astro) at its own lines', async () => {
+    const ctags = new CtagsClient(EXTRACTOR, env());
+    try {
+      const tags = await ctags.tags('Counter.vue', VUE);
+      expect(brief(tags)).toEqual(['6 increment Method methods', '10 reset Function']);
+      // The tags say the file's language, as Zoekt names it.
+      expect(tags.every((t) => (t as TagReply & { language?: string }).language === 'Vue')).toBe(true);
+      expect(brief(await ctags.tags('index.astro', '---\nconst title = "x";\n---\n<h1>{title}</h1>\n'))).toEqual(['2 title Constant']);
     } finally {
       ctags.kill();
     }
@@ -130,6 +157,7 @@ describe('an index with files no grammar can make sense of', () => {
     writeFileSync(join(repo, 'src/store.ts'), TS);
     writeFileSync(join(repo, 'src/garbage.ts'), Buffer.from(Array.from({ length: 4096 }, (_, i) => 1 + ((i * 7919) % 255))));
     writeFileSync(join(repo, 'README.md'), MARKDOWN);
+    writeFileSync(join(repo, 'src/Counter.vue'), VUE);
     git(repo, 'init', '-q', '-b', 'main');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'messy');
@@ -151,8 +179,9 @@ describe('an index with files no grammar can make sense of', () => {
       expect(await sites('Store')).toEqual(['src/store.ts:1']);
       expect(await sites('after')).toEqual(['src/broken.ts:7']);
       expect(await sites('Section')).toEqual(['README.md:3']);
+      expect(await sites('increment')).toEqual(['src/Counter.vue:6']);
       const files = ok<{ files: { path: string }[] }>(await call(mcp.client, 'search_files', { pattern: '*' })).files.map((f) => f.path);
-      expect(files.sort()).toEqual(['README.md', 'src/broken.ts', 'src/bundle.min.js', 'src/garbage.ts', 'src/store.ts']);
+      expect(files.sort()).toEqual(['README.md', 'src/Counter.vue', 'src/broken.ts', 'src/bundle.min.js', 'src/garbage.ts', 'src/store.ts']);
     } finally {
       await mcp.close();
     }
