@@ -48,6 +48,9 @@ const WALKERS: Record<GrammarId, Walker> = {
   c: { walk: extractC, separator: '::' },
   cpp: { walk: extractC, separator: '::' },
   csharp: { rules: 'csharp', separator: '.' },
+  ruby: { rules: 'ruby', separator: '.' },
+  php: { rules: 'php', separator: '::' },
+  kotlin: { rules: 'kotlin', separator: '.' },
 };
 
 export interface Extraction {

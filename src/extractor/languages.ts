@@ -7,7 +7,7 @@
  */
 import { COMPONENTS, type Component, type ComponentId } from './components.js';
 
-export type GrammarId = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'cpp' | 'csharp';
+export type GrammarId = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'cpp' | 'csharp' | 'ruby' | 'php' | 'kotlin';
 
 export interface Grammar {
   id: GrammarId;
@@ -44,6 +44,10 @@ export const GRAMMARS: readonly Grammar[] = [
     extensions: ['.cpp', '.cc', '.cxx', '.c++', '.cp', '.cppm', '.h', '.hh', '.hpp', '.hxx', '.h++', '.inl', '.ipp', '.ixx', '.tcc', '.tpp', '.txx', '.ino'],
   },
   { id: 'csharp', language: 'C#', package: 'tree-sitter-c-sharp', wasm: 'tree-sitter-c_sharp.wasm', zoektKeys: ['c_sharp'], extensions: ['.cs', '.csx', '.cake'] },
+  { id: 'ruby', language: 'Ruby', package: 'tree-sitter-ruby', wasm: 'tree-sitter-ruby.wasm', zoektKeys: ['ruby'], extensions: ['.rb', '.rake', '.gemspec', '.ru', '.rbw', '.podspec', '.thor', '.jbuilder'] },
+  // The grammar that reads PHP inside HTML (tree-sitter-php_only.wasm reads PHP alone).
+  { id: 'php', language: 'PHP', package: 'tree-sitter-php', wasm: 'tree-sitter-php.wasm', zoektKeys: ['php'], extensions: ['.php', '.phtml', '.php3', '.php4', '.php5', '.phps', '.phpt'] },
+  { id: 'kotlin', language: 'Kotlin', package: '@tree-sitter-grammars/tree-sitter-kotlin', wasm: 'tree-sitter-kotlin.wasm', zoektKeys: ['kotlin'], extensions: ['.kt', '.kts', '.ktm'] },
 ];
 
 const BY_ID = new Map(GRAMMARS.map((g) => [g.id, g]));
@@ -58,6 +62,8 @@ const INTERPRETERS: [RegExp, GrammarId][] = [
   [/^(?:python|pypy)(?:\d+(?:\.\d+)*)?$/, 'python'],
   [/^(?:node|nodejs)$/, 'javascript'],
   [/^(?:ts-node|tsx|deno|bun)$/, 'typescript'],
+  [/^(?:ruby|jruby|truffleruby)(?:\d+(?:\.\d+)*)?$/, 'ruby'],
+  [/^php(?:\d+(?:\.\d+)*)?$/, 'php'],
 ];
 
 /** The interpreter a `#!` line runs (`#!/usr/bin/env -S python3 -u` → python3). */

@@ -29,6 +29,8 @@
  *                         parameter property belongs to the class).
  *   `lookup <Kind>`       the kind of a `@scope` or `@parent`: that of the file's type of that name,
  *                         else this one.
+ *   `range following`     the definition holds what follows it in its parent (`namespace A;` in C#
+ *                         and PHP holds the rest of the file), not only its own node.
  * Where several patterns capture the same name, the first pattern of the file wins: specific
  * patterns come before general ones. A file may start with `; include: <language>` lines, which
  * put that language's rules first, and a `; max-start-depth: <n>` line: no definition starts
@@ -190,7 +192,7 @@ function candidate(order: number, pattern: Pattern, role: { type: string; kind: 
     localOnly: pattern.localOnly,
     props: pattern.props,
     start: region.startIndex,
-    end: region.endIndex,
+    end: pattern.props.range === 'following' ? (region.parent?.endIndex ?? region.endIndex) : region.endIndex,
     name,
     parent,
     owner: undefined,

@@ -77,7 +77,11 @@ export class Dispatcher {
    * thrown as ProtocolError with the hint and the tools in `data`.
    */
   async call(name: unknown, args: unknown, options: CallOptions): Promise<CallToolResult> {
-    if (typeof name !== 'string' || !this.o.catalog.byName.has(name)) throw this.unknownTool(name);
+    if (typeof name !== 'string' || !this.o.catalog.byName.has(name)) {
+      // Counted under one label, so that callers cannot grow the series.
+      this.o.metrics.recordToolCall('(unknown)', 0, 'UNKNOWN_TOOL');
+      throw this.unknownTool(name);
+    }
     const arrived = options.arrived ?? Date.now();
     const callId = ++this.nextCallId;
     const leave = this.o.metrics.trackInFlight();

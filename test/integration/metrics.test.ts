@@ -94,9 +94,10 @@ describe('/metrics over HTTP', () => {
 
   it('counts calls to names that are no tool under one label, so callers cannot grow the series', async () => {
     const before = await scrape();
-    for (let i = 0; i < 5; i++) expect((await call(mcp.client, `no_such_tool_${i}`, {})).isError).toBe(true);
+    // Each is the protocol error -32602 (the SDK client rejects), counted as UNKNOWN_TOOL.
+    for (let i = 0; i < 5; i++) await expect(call(mcp.client, `no_such_tool_${i}`, {})).rejects.toMatchObject({ code: -32602 });
     const after = await scrape();
-    const unknown = { tool: '(unknown)', code: 'NOT_FOUND' };
+    const unknown = { tool: '(unknown)', code: 'UNKNOWN_TOOL' };
     expect(sample(after, ERRORS, unknown) - sample(before, ERRORS, unknown)).toBe(5);
     expect(after).not.toContain('no_such_tool_');
   });

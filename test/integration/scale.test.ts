@@ -75,8 +75,9 @@ describe('search_code walks every matching file of a broad query', { timeout: WA
     const paths = items.map(pathOf);
     expect(new Set(paths).size).toBe(paths.length);
     expect(new Set(paths)).toEqual(expected);
-    // Pages are full unless the output budget cut them, which they then say.
-    for (const p of pages.slice(0, -1)) if (!p.truncated) expect((p.results as unknown[]).length).toBe(50);
+    // Pages are full unless the output budget cut them, or files of many matches each took the
+    // call's rounds (search/file-walk.ts), which they then say.
+    for (const p of pages.slice(0, -1)) if (!p.truncated && !/This page has \d+ of the 50 files/.test(String(p.hint))) expect((p.results as unknown[]).length).toBe(50);
     for (const p of pages) {
       expect(p.stats).toMatchObject({ files: expected.size, complete: true });
       expect(p.partial).toBeUndefined();
@@ -96,8 +97,16 @@ describe('search_code walks every matching file of a broad query', { timeout: WA
         continue;
       }
       expect(JSON.stringify(r.matches)).not.toContain('\\u0000');
-      expect(shown, pathOf(r)).toEqual(lines.slice(0, 5));
-      expect(r.omitted_matches, pathOf(r)).toBe(Math.max(0, lines.length - 5));
+      if (r.omitted_at_least) {
+        // Zoekt was asked for the file's best matches only (its own order): they are the file's
+        // matching lines, in order, and the rest is a lower bound.
+        expect(shown, pathOf(r)).toEqual([...shown].sort((a, b) => a - b));
+        for (const l of shown) expect(lines, pathOf(r)).toContain(l);
+        expect(shown.length + (r.omitted_matches as number), pathOf(r)).toBeLessThanOrEqual(lines.length);
+      } else {
+        expect(shown, pathOf(r)).toEqual(lines.slice(0, 5));
+        expect(r.omitted_matches, pathOf(r)).toBe(Math.max(0, lines.length - 5));
+      }
     }
     // The best 200 by Zoekt's score, then every other file in path order.
     const scores = items.slice(0, 200).map((r) => r.score as number);
@@ -151,7 +160,9 @@ describe('when a walk cannot reach everything, every page says so', { timeout: W
       const paths = items.map(pathOf);
       expect(new Set(paths).size).toBe(paths.length);
       expect(paths.length).toBeGreaterThan(0);
-      expect(paths.length).toBeLessThan(expected.size);
+      // Later rounds of a capped window exclude the files already held, so Zoekt's budget reaches
+      // further than one search's: the walk may reach every file, each once, still said partial.
+      expect(paths.length).toBeLessThanOrEqual(expected.size);
       for (const p of paths) expect(expected.has(p), p).toBe(true);
       expect(pages[pages.length - 1]!.next_cursor).toBeUndefined();
     } finally {

@@ -10,7 +10,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -64,8 +64,21 @@ describe("the README's quick start in a fresh clone", () => {
       ZOEKT_MCP_LINGER_MS: '0',
     };
     const readme = readFileSync(join(clone, 'README.md'), 'utf8');
+    // The user's own code, where the README's example puts it (~/src/app, ~/src/lib): two small
+    // git repositories in a folder of this test.
+    for (const [name, file, text] of [
+      ['app', 'main.go', 'package main\n\nfunc ServeApp() {}\n'],
+      ['lib', 'lib.py', 'def lib_helper():\n    return 1\n'],
+    ] as const) {
+      const dir = join(work, 'src', name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, file), text);
+      execFileSync('git', ['init', '-q', dir]);
+      execFileSync('git', ['-C', dir, 'add', '.']);
+      execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init']);
+    }
     // The first shell block, run line by line in the clone as a person would paste it.
-    const commands = commandsOf(firstBlock(readme, 'sh'));
+    const commands = commandsOf(firstBlock(readme, 'sh')).map((c) => c.replace(/~\/src\//g, `${join(work, 'src')}/`));
     expect(commands.length, 'the README\'s first sh block').toBeGreaterThan(0);
     for (const command of commands) {
       expect(command, 'the first sh block runs the serve command').toMatch(/^\.\/scripts\/serve\.sh\b/);
@@ -105,14 +118,17 @@ describe("the README's quick start in a fresh clone", () => {
     expect(stderr).not.toContain('setup:');
   });
 
-  it('searches the checkout, named after its folder, with symbols', async () => {
+  it('searches the repositories given at set-up, and only those, with symbols', async () => {
     const h = await allIndexed(client);
-    expect(h.indexing!.repos.map((r) => r.name)).toEqual(['zoekt-mcp']);
-    const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 }));
-    expect(out.results.every((r) => r.repo === 'zoekt-mcp')).toBe(true);
-    const hit = out.results.find((r) => r.path === 'src/server/factory.ts');
-    expect(hit, JSON.stringify(out)).toBeDefined();
-    expect(hit!.matches[0]!.symbol).toEqual({ name: 'serverFactory', kind: 'function' });
+    const names = h.indexing!.repos.map((r) => r.name).sort();
+    expect(names).toHaveLength(2);
+    expect(names[0]).toMatch(/src\/app$/);
+    expect(names[1]).toMatch(/src\/lib$/);
+    const out = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^ServeApp$', context_lines: 0 }));
+    expect(out.results.map((r) => `${r.repo}/${r.path}`)).toEqual([`${names[0]}/main.go`]);
+    expect(out.results[0]!.matches[0]!.symbol).toEqual({ name: 'ServeApp', kind: 'function' });
+    const py = ok<CodeSearchOutput>(await call(client, 'search_code', { query: 'sym:^lib_helper$', context_lines: 0 }));
+    expect(py.results.map((r) => `${r.repo}/${r.path}`)).toEqual([`${names[1]}/lib.py`]);
   });
 });
 

@@ -5,7 +5,7 @@
 
 (namespace_declaration name: (_) @name) @definition.Namespace
 ; `namespace A.B;` holds every declaration after it in the file.
-(compilation_unit (file_scoped_namespace_declaration name: (_) @name)) @definition.Namespace
+((file_scoped_namespace_declaration name: (_) @name) @definition.Namespace (#set! range following))
 
 (class_declaration name: (identifier) @name) @definition.Class
 (record_declaration name: (identifier) @name) @definition.Class
