@@ -47,6 +47,15 @@ export default defineComponent({
 function reset(): void {}
 </script>
 `;
+/** A plugin factory (vite's kind): the hooks of the object it returns are its methods. */
+const PLUGIN = `export function viteBuildPlugin(config: Config): Plugin {
+  return {
+    name: 'vite:build',
+    generateBundle(options, bundle) {},
+    transform: async (code: string) => code,
+  };
+}
+`;
 /** One line of 5 MB: a minified bundle. */
 const MINIFIED = `var a=0;${Array.from({ length: 200_000 }, (_, i) => `function f${i}(x){return x+${i}}`).join(';')}\n`;
 
@@ -158,6 +167,7 @@ describe('an index with files no grammar can make sense of', () => {
     writeFileSync(join(repo, 'src/garbage.ts'), Buffer.from(Array.from({ length: 4096 }, (_, i) => 1 + ((i * 7919) % 255))));
     writeFileSync(join(repo, 'README.md'), MARKDOWN);
     writeFileSync(join(repo, 'src/Counter.vue'), VUE);
+    writeFileSync(join(repo, 'src/plugin.ts'), PLUGIN);
     git(repo, 'init', '-q', '-b', 'main');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'messy');
@@ -180,8 +190,11 @@ describe('an index with files no grammar can make sense of', () => {
       expect(await sites('after')).toEqual(['src/broken.ts:7']);
       expect(await sites('Section')).toEqual(['README.md:3']);
       expect(await sites('increment')).toEqual(['src/Counter.vue:6']);
+      // Nested definitions by their qualified names.
+      expect(await sites('viteBuildPlugin.generateBundle')).toEqual(['src/plugin.ts:4']);
+      expect(await sites('viteBuildPlugin.transform')).toEqual(['src/plugin.ts:5']);
       const files = ok<{ files: { path: string }[] }>(await call(mcp.client, 'search_files', { pattern: '*' })).files.map((f) => f.path);
-      expect(files.sort()).toEqual(['README.md', 'src/Counter.vue', 'src/broken.ts', 'src/bundle.min.js', 'src/garbage.ts', 'src/store.ts']);
+      expect(files.sort()).toEqual(['README.md', 'src/Counter.vue', 'src/broken.ts', 'src/bundle.min.js', 'src/garbage.ts', 'src/plugin.ts', 'src/store.ts']);
     } finally {
       await mcp.close();
     }
