@@ -5,7 +5,6 @@
  * handed to the grammar with everything outside the code blanked (spaces, newlines kept), so the
  * definitions keep their own lines and columns.
  */
-import type { GrammarId } from './languages.js';
 
 export type ComponentId = 'vue' | 'svelte' | 'astro';
 
@@ -24,9 +23,12 @@ export const COMPONENTS: readonly Component[] = [
   { id: 'astro', language: 'Astro', zoektKeys: ['astro'], extensions: ['.astro'] },
 ];
 
+/** The grammars a component's code is parsed with (a subset of languages.ts' GrammarId). */
+export type ScriptGrammar = 'typescript' | 'tsx' | 'javascript';
+
 export interface ComponentCode {
   /** The grammar for the code: TypeScript if a block says so, JavaScript otherwise (Astro's is TypeScript). */
-  grammar: GrammarId;
+  grammar: ScriptGrammar;
   /** The file with everything but its code blanked. */
   text: string;
 }
@@ -42,7 +44,7 @@ const NOT_CODE = /^(?:application\/(?:ld\+)?json|importmap|speculationrules|text
 /** The code of a component file, or undefined when it has none. */
 export function componentCode(id: ComponentId, source: string): ComponentCode | undefined {
   const spans: [number, number][] = [];
-  let grammar: GrammarId = id === 'astro' ? 'typescript' : 'javascript';
+  let grammar: ScriptGrammar = id === 'astro' ? 'typescript' : 'javascript';
   const comments = htmlComments(source);
   if (id === 'astro') {
     // The frontmatter: from a first line `---` to the next line `---`.
