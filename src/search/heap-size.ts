@@ -88,8 +88,9 @@ export function fileHitBytes(f: FileHit): number {
   let bytes = objectBytes(6) + numberBytes(f.score) + jsonStringBytes(f.repo) + jsonStringBytes(f.path) + jsonStringBytes(f.language);
   bytes += arrayBytes(f.branches.length);
   for (const b of f.branches) bytes += jsonStringBytes(b);
-  if (f.version !== undefined || f.content !== undefined || f.notIndexed !== undefined) bytes += PROPERTY_ARRAY;
+  if (f.version !== undefined || f.content !== undefined || f.notIndexed !== undefined || f.checksum !== undefined) bytes += PROPERTY_ARRAY;
   if (f.version !== undefined) bytes += jsonStringBytes(f.version);
+  if (f.checksum !== undefined) bytes += jsonStringBytes(f.checksum);
   if (f.content !== undefined) bytes += stringBytes(f.content);
   bytes += arrayBytes(f.chunks.length);
   for (const c of f.chunks) bytes += chunkBytes(c);

@@ -4,13 +4,36 @@
  *   1. the public ones: exported or visible outside their file or class, as the language says it
  *      (an upper-case Go name; `export` in TypeScript and JavaScript, `exports.x =`; no leading
  *      `_` in Python, dunders aside; `pub` in Rust; `public` in Java and C#, or a member of an
- *      interface; not `static` in C and C++; not `private`, `protected` or `#` in a class);
- *   2. then those outside tests, examples and fixtures (a folder named test, tests, __tests__, spec,
+ *      interface; not `static` in C and C++; not `private`, `protected` or `#` in a class). A
+ *      definition nested in a function, a method or an object literal (its parent is a function,
+ *      a method, a property, a variable: see isNested) is local to it, never public;
+ *   2. then the top-level ones and the members of types, before those nested in a function, a
+ *      method or an object literal: among the names not public, a module's own before a local
+ *      helper or an object's method;
+ *   3. then those outside tests, examples and fixtures (a folder named test, tests, __tests__, spec,
  *      testdata, e2e, example(s), playground(s), demo(s), sample(s), fixture(s), benchmark(s); a
  *      file named *_test.go, *.test.ts, *.spec.js, test_*.py, *_test.py, *Test.java, *Tests.cs …):
  *      a project's own API before the copies of it its examples and tests define;
- *   3. then those in shallower folders.
- * Each step only orders what the step before left tied. Read from the definition's line and path.
+ *   4. then the definitions with a body, before the declarations of the same name: everything in
+ *      a `.d.ts` (`.d.mts`, `.d.cts`) or a Python stub (`.pyi`); a TypeScript `declare`; the
+ *      members of an interface (TypeScript and Go; elsewhere those without `{` on their line: a
+ *      Java `default` method has a body); an `abstract` member without `{`; a function, method
+ *      or constructor whose line ends in `;` with no body left open and no `=>` (a C or C++
+ *      prototype or member declared in its class, a TypeScript overload, a Java or C# interface
+ *      or abstract method, a Rust trait method without a default), or ends in `= 0;`,
+ *      `= delete;`, `= default;`; a C++ `class X;` forward declaration; a Python `def …: ...`
+ *      stub; Universal Ctags' `prototype` and `externvar` kinds (see isDeclaration). Only the
+ *      definition's first line is read: a declaration whose parameters run over several lines
+ *      counts as a definition with a body;
+ *   5. then one copy of a file duplicated across packages before its twins: among definitions
+ *      of the same name, kind, line and column in files with the same name and the same content
+ *      (`types/types.d.ts` in two packages), the one that ranks first by every other rule here,
+ *      then Zoekt's score, repository and path, keeps its place and the others follow it (see
+ *      twinKey);
+ *   6. then those in shallower folders.
+ * Each step only orders what the step before left tied. Read from the definition's line, kind,
+ * parent kind and path; step 5 also from the other definitions read with it (symbols.ts,
+ * rankFiles), so it is no part of prominence() itself.
  */
 
 export interface Definition {
@@ -21,12 +44,16 @@ export interface Definition {
   signature: string;
   parent?: string | undefined;
   parent_kind?: string | undefined;
+  /** The normalized kind (kinds.ts) and the parser's own word for it, when known. */
+  kind?: string | undefined;
+  raw_kind?: string | undefined;
 }
 
 const word = (line: string, w: string) => new RegExp(`(^|[^\\w$])${w}([^\\w$]|$)`).test(line);
 
 /** Whether the definition is visible beyond its own file or class; true when the language gives no sign. */
 export function isPublic(d: Definition): boolean {
+  if (isNested(d)) return false;
   const line = d.signature;
   const member = d.parent !== undefined;
   switch (d.language) {
@@ -62,16 +89,94 @@ export function isTest(path: string): boolean {
   return TEST_FOLDER.test(path) || TEST_FILE.test(path);
 }
 
-const NOT_PUBLIC = 2 ** 20;
-const IN_TEST = 2 ** 19;
-const DEPTH_CAP = 2 ** 18;
+/**
+ * The kinds of parent that make a definition local: code (a function, a method, a constructor,
+ * an accessor) and values (a property or a variable an object literal is assigned to).
+ * Universal Ctags' words and the extractor's, lower-cased; `member` is Python's method.
+ */
+const LOCAL_PARENTS = new Set([
+  'function', 'method', 'constructor', 'generator', 'getter', 'setter', 'accessor', 'lambda', 'member', 'subroutine', 'func',
+  'property', 'variable', 'constant', 'field', 'local',
+]);
+
+/** Nested in a function, a method or an object literal, rather than at the top level or in a type. */
+export function isNested(d: Definition): boolean {
+  return d.parent !== undefined && LOCAL_PARENTS.has((d.parent_kind ?? '').toLowerCase());
+}
+
+const DECLARATION_FILE = /\.(d\.[cm]?ts|pyi)$/;
+const CODE_KINDS = new Set(['function', 'method', 'constructor', 'prototype']);
+const SEMICOLON_LANGUAGES = new Set(['C', 'C++', 'Objective-C', 'Objective-C++', 'C#', 'Java', 'TypeScript', 'TSX', 'Rust', 'PHP', 'D']);
+/** A trailing `//` comment, cut before the line's end is read. */
+const TRAILING_COMMENT = /\s*\/\/.*$/;
+
+const count = (line: string, c: string): number => line.split(c).length - 1;
 
 /**
- * A number that orders definitions that match equally well, smaller first: public before not,
- * then outside tests before in them, then shallower before deeper.
+ * A declaration of something defined elsewhere, without a body (step 4 of the rule above): what
+ * the definition's path, line, kind and parent kind show.
+ */
+export function isDeclaration(d: Definition): boolean {
+  if (DECLARATION_FILE.test(d.path)) return true;
+  const raw = (d.raw_kind ?? '').toLowerCase();
+  if (raw === 'prototype' || raw === 'externvar') return true;
+  const line = d.signature;
+  const language = d.language;
+  const ecma = language === 'TypeScript' || language === 'TSX';
+  if (ecma && /^(export\s+)?(default\s+)?declare\s/.test(line)) return true;
+  const opens = line.includes('{');
+  if (d.parent !== undefined && /interface|protocol/i.test(d.parent_kind ?? '') && (ecma || language === 'Go' || !opens)) return true;
+  if (word(line, 'abstract') && !opens && d.parent !== undefined) return true;
+  if (language === 'Python') return /^\s*(async\s+)?def\s.*:\s*\.\.\.\s*(#.*)?$/.test(line);
+  if (!SEMICOLON_LANGUAGES.has(language)) return false;
+  const end = line.replace(TRAILING_COMMENT, '').trimEnd();
+  const kind = (d.kind ?? d.raw_kind ?? '').toLowerCase();
+  if (CODE_KINDS.has(kind)) {
+    if (/=\s*(0|delete|default)\s*;$/.test(end)) return true;
+    // `x = f(a);` assigns (a name Universal Ctags took for a definition), unless `=` is an operator's name.
+    const assigns = /^[^(]*[^=!<>]=[^=]/.test(end) && !word(end, 'operator');
+    // Braces that close on the line are a type's (`{ a: string }`), not a body.
+    return end.endsWith(';') && count(end, '{') === count(end, '}') && !end.includes('=>') && !assigns;
+  }
+  return (kind === 'class' || kind === 'struct' || kind === 'union') && /^(class|struct|union)\s+[\w:<>]+\s*;$/.test(end);
+}
+
+// The rule's steps as the bits of one number, most significant first (2 ** 24 bounds it).
+const NOT_PUBLIC = 2 ** 23;
+const NESTED = 2 ** 22;
+const IN_TEST = 2 ** 21;
+const DECLARATION = 2 ** 20;
+/** Step 5: added to a twin's prominence by the search that saw its first copy (symbols.ts). */
+export const TWIN = 2 ** 19;
+/** Step 6: the folder depth, capped; every step before it is a bit above it. */
+const DEPTH_CAP = 2 ** 18;
+/** Every prominence, a twin's too, is below this. */
+export const PROMINENCE_LIMIT = 2 ** 24;
+
+/**
+ * A number that orders definitions that match equally well, smaller first: steps 1–4 and 6 of
+ * the rule above (a twin adds TWIN).
  */
 export function prominence(d: Definition): number {
-  return (isPublic(d) ? 0 : NOT_PUBLIC) + (isTest(d.path) ? IN_TEST : 0) + Math.min(depth(d.path), DEPTH_CAP);
+  return (
+    (isPublic(d) ? 0 : NOT_PUBLIC) +
+    (isNested(d) ? NESTED : 0) +
+    (isTest(d.path) ? IN_TEST : 0) +
+    (isDeclaration(d) ? DECLARATION : 0) +
+    Math.min(depth(d.path), DEPTH_CAP)
+  );
+}
+
+/**
+ * What two copies of one definition in a file duplicated across packages share (step 5): its
+ * name, kind, line and column, the file's name, and the file's content, by the hash Zoekt keeps
+ * of it (`checksum`). Without a hash (a backend that sends none), the file's last folder and the
+ * line's text stand in for the content: a coincidence costs little, the later of two such
+ * definitions only moves after the others of its rank.
+ */
+export function twinKey(d: Definition & { line: number; column: number }, checksum: string | undefined): string {
+  const tail = d.path.split('/').slice(checksum === undefined ? -2 : -1).join('/');
+  return [d.name, d.kind ?? '', d.line, d.column, tail, checksum ?? `\u0001${d.signature}`].join('\u0000');
 }
 
 /**
@@ -97,6 +202,12 @@ export function neverPublic(name: string): string[] {
  * prominence of at least d (capped), and a public one can only be in a language where its name
  * may be public (`hidden`: those where it may not, see neverPublic). What a search reading
  * shallow files first relies on (symbols.ts).
+ *
+ * Only those two bounds are used, and both hold whatever the steps read from the line say:
+ * nesting, a test's path, a declaration and a twin are bits above the depth, so a `p` that has
+ * any of them leaves the depth unbounded (every folder), and nesting only ever makes a
+ * definition not public. They hold for a twin's prominence as for its first copy's (TWIN is
+ * added, never taken away), so they hold for what a definition not yet read could have at best.
  */
 export function rivalsOf(p: number, hidden: readonly string[]): PathClass[] {
   const before = (rest: number): number => (rest <= DEPTH_CAP ? rest : Number.POSITIVE_INFINITY);
@@ -109,7 +220,7 @@ export function rivalsOf(p: number, hidden: readonly string[]): PathClass[] {
 
 /** Where the definitions whose prominence is exactly `p` can be (as rivalsOf). */
 export function peersOf(p: number, hidden: readonly string[]): PathClass {
-  const d = p % IN_TEST;
+  const d = p % TWIN;
   return { maxDepth: d >= DEPTH_CAP ? Number.POSITIVE_INFINITY : d + 1, skip: p < NOT_PUBLIC ? hidden : [] };
 }
 

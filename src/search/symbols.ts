@@ -5,10 +5,11 @@
  * The name is matched by Zoekt (a pre-filter); two things only we can check are post-filters:
  * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Order:
  * exact name in exact case, exact name in other case, names that start with the literal prefix,
- * the rest; among exact names, the public ones outside tests and in shallower folders first
- * (prominence.ts); then Zoekt's score. That order is not Zoekt's: a search by name reads the
- * files that can hold a page of it (planNames, the fetch plan), a search by description the best
- * files of each word; every page is a slice of one order, and a post-filtered page is full.
+ * the rest; among exact names, the public ones, top-level, outside tests, with a body, one copy
+ * of a duplicated file and in shallower folders first (prominence.ts); then Zoekt's score. That
+ * order is not Zoekt's: a search by name reads the files that can hold a page of it (planNames,
+ * the fetch plan), a search by description the best files of each word; every page is a slice
+ * of one order, and a post-filtered page is full.
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
@@ -27,7 +28,7 @@ import { NotIndexedInScope, skippedInScope } from './skipped.js';
 import { derived, type Window } from './window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
-import { isTest, neverPublic, peersOf, prominence, rivalsOf, type PathClass } from './prominence.js';
+import { isTest, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, TWIN, twinKey, type PathClass } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
 import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
 import { DOC_LINES, documentationOf } from './documentation.js';
@@ -192,9 +193,11 @@ const SCOPE_SEPARATOR: Record<string, string> = { 'C++': '::', Rust: '::', PHP: 
 interface Ranked {
   symbol: SymbolResult;
   tier: number;
-  /** Among exact names (tiers 0 and 1): public, outside tests, shallow first (prominence.ts). */
+  /** Among exact names (tiers 0 and 1): public, top-level, outside tests, with a body, not a twin, shallow first (prominence.ts). */
   prominence: number;
   score: number;
+  /** What its copies in duplicated files share (prominence.ts, twinKey), among exact names. */
+  copy?: string;
 }
 
 /** The identifier as a whole word; `\b` only where the identifier starts or ends with a word character. */
@@ -357,7 +360,17 @@ export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, u
  *         definition's prominence is at least its depth), or a public one, which can only be in
  *         a language where the name may be public (not Go for `init`): Q with
  *         `-file:"^(?:[^/]*\/){d}"` and `-lang:…`, until no such file is left (prominence.ts,
- *         rivalsOf);
+ *         rivalsOf). The steps of prominence read from a definition's line rather than its path
+ *         (nested, a declaration) and from its path but not as a folder depth (a test) are bits
+ *         above the depth: when L has one, a definition without it may be in any folder, and
+ *         the plan reads every folder (of the languages where it can be public, if L is);
+ *         nesting only makes a definition not public, which keeps the language bound. A twin
+ *         (step 5) is decided among the files read (rankFiles): a copy read later can only
+ *         make a symbol read a twin, which moves it later, never earlier. So the bounds are
+ *         taken for each unread definition at its best (not a twin), and when the plan stops,
+ *         the first copy of every symbol up to L has been read (it ranks before L at its best,
+ *         so it lies where the plan read), which makes the twins among them the same as in the
+ *         whole order;
  *      c. an equally prominent definition, or for prefix and other matches any symbol of L's
  *         tier, in a file scored at least as high as L's: more of Q (in the folders and languages
  *         where such definitions can be, peersOf) down past L's score;
@@ -611,10 +624,33 @@ function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): R
         seen.add(key);
       }
       const r = m.rank(symbol, scope, file.score);
-      if (r) all.push(r);
+      if (r) all.push(m.twins && r.tier <= 1 ? { ...r, copy: twinKey(r.symbol, file.checksum) } : r);
     }
   }
+  if (m.twins) markTwins(all);
   return all.sort(compareRanked);
+}
+
+/**
+ * Step 5 of prominence.ts: of the copies of one definition among exact names (same twinKey),
+ * the first in the order without this step keeps its place, the others are twins. Decided among
+ * the symbols read: a copy not read yet can only make one read a twin, never the reverse, which
+ * is what planNames' argument needs (see there).
+ */
+function markTwins(all: Ranked[]): void {
+  const copies = new Map<string, Ranked[]>();
+  for (const r of all) {
+    if (r.copy === undefined) continue;
+    const key = `${r.tier}\u0000${r.copy}`;
+    const same = copies.get(key);
+    if (same) same.push(r);
+    else copies.set(key, [r]);
+  }
+  for (const same of copies.values()) {
+    if (same.length < 2) continue;
+    same.sort(compareRanked);
+    for (const twin of same.slice(1)) twin.prominence += TWIN;
+  }
 }
 
 /**
@@ -647,6 +683,8 @@ interface Matcher {
   tiers?(tier: number): { restrict: string } | { find: string };
   /** The languages where no symbol of tier 0 (the exact name) can be public (prominence.ts). */
   neverPublic?: readonly string[];
+  /** The later copies of a definition in duplicated files rank after the first (prominence.ts, step 5). */
+  twins?: boolean;
 }
 
 function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
@@ -654,6 +692,7 @@ function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Ki
   return {
     query: buildSymbolQuery(args, pattern),
     memoKey: JSON.stringify([args.name, args.regex, caseSensitive, args.kinds, pattern.substring]),
+    twins: true,
     rank(symbol, scope, fileScore) {
       if (pattern.parent) {
         const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
@@ -718,7 +757,7 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<
       // Coverage first, in steps so that close calls go to what comes next, and TEST_TIERS steps
       // lower in tests and examples (an agent asking what code does means the code, not its tests);
       // then kind fit, then the definition ranking (public, shallow), then the fewest words unasked for.
-      const fit = DOING_KINDS.has(symbol.kind) ? 0 : 2 ** 26;
+      const fit = DOING_KINDS.has(symbol.kind) ? 0 : PROMINENCE_LIMIT * 16;
       return {
         symbol: { ...symbol, score, matched_words: matched },
         tier: 10 - Math.floor(score * 10) + (isTest(symbol.path) ? TEST_TIERS : 0),

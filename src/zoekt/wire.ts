@@ -99,6 +99,8 @@ export interface FileHit {
   contentNotUtf8?: boolean;
   /** Why Zoekt kept no text of this file (binary, too large, too small …); `content` is then absent. */
   notIndexed?: string;
+  /** Zoekt's Checksum of the file's content (CRC-64, base64): files with the same one are copies. */
+  checksum?: string;
   /**
    * Zoekt sent only some of this file's matches: the answer's match cap (MaxMatchDisplayCount)
    * ran out in it. How many more it has is not known.
@@ -362,6 +364,8 @@ function fileAt(v: unknown, path: string): FileHit {
   };
   const version = f.Version;
   if (typeof version === 'string' && version) hit.version = version;
+  const checksum = f.Checksum;
+  if (typeof checksum === 'string' && checksum) hit.checksum = checksum;
   // The whole file (base64), only when the search asked for Whole.
   const content = f.Content;
   if (typeof content === 'string') {
