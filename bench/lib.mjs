@@ -1,6 +1,6 @@
 // Shared by the bench programs: starting a server over HTTP, and reading a process's memory.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, readFileSync } from 'node:fs';
 
 /**
  * Starts `node command ...args` (the adapter with --http, or bench/echo-server.mjs) and resolves
@@ -43,3 +43,17 @@ export function memoryMiB(pid) {
   const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)[1]);
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
+
+/** Copies `from` to `dir` (when given) and makes it a git repository of one commit, named `name` for Zoekt. */
+export function gitCopy(from, dir, name) {
+  if (from) cpSync(from, dir, { recursive: true });
+  const git = (...a) => execFileSync('git', ['-C', dir, ...a], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  git('init', '-q', '-b', 'main');
+  git('config', 'zoekt.name', name);
+  git('add', '-A');
+  git('commit', '-q', '-m', 'first');
+  return dir;
+}
+
+/** Go's own source tree, `$(go env GOROOT)/src`. */
+export const goSrc = () => `${execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim()}/src`;

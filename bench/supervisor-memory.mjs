@@ -15,19 +15,14 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gitCopy, goSrc } from './lib.mjs';
 
 const here = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const checkout = resolve(process.argv[2] ?? here);
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-supmem-'));
 let folders = process.argv.slice(3).map((f) => resolve(f));
 if (!folders.length) {
-  const go = join(work, 'gosrc');
-  cpSync(join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src'), go, { recursive: true });
-  const git = (...a) => execFileSync('git', ['-C', go, ...a], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
-  git('init', '-q', '-b', 'main');
-  git('config', 'zoekt.name', 'go/src');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'src');
+  const go = gitCopy(goSrc(), join(work, 'gosrc'), 'go/src');
   folders = [here, go];
 }
 const list = join(work, 'repos');

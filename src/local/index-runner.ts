@@ -1,23 +1,26 @@
 /**
  * The supervisor's indexing: the only writer of the shared index folder. Two lanes:
  *
- * - the foreground brings one repository up to date at a time: snapshot, compare with what is
- *   indexed, index the change as a delta, with progress;
+ * - the foreground brings a repository up to date: snapshot, compare with what is indexed, index
+ *   the change as a delta, with progress; beside it a second, quick lane takes small jobs, so that
+ *   a large first index holds up neither a small repository nor an edit (the supervisor decides);
  * - the background builds one repository whole, beside the index, once it has gathered a few
  *   deltas and nothing has changed for a while. It never holds an edit up: deltas go on in the
  *   foreground meanwhile. When it is done, the foreground adds to it, as one more delta, what
  *   changed since it began, and swaps it in; shard and document counts then fall back to those
  *   of the files.
  *
- * Only when a repository gathers DELTA_SHARDS_MAX shards with no background build under way is a
+ * Only when a repository gathers DELTAS_MAX deltas with no background build under way is a
  * change built whole in the foreground.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import {
-  DELTA_SHARDS_MAX,
+  DELTAS_MAX,
   fingerprint,
   hasShards,
+  indexerLogFile,
   indexerPidFile,
+  LANES,
   measure,
   pruneShadow,
   shardCount,
@@ -26,6 +29,7 @@ import {
   wholeBuildDir,
   type IndexerPaths,
 } from './indexer.js';
+import { IndexerProgress, refreshEstimate } from './indexer-progress.js';
 import { describeProcess, stopProcess } from './process-table.js';
 import type { RepoEntry } from './repos.js';
 import type { RepoProgress } from './status.js';
@@ -58,10 +62,10 @@ export interface Speed {
 }
 
 /**
- * Until one is measured: about what a busy 2-core machine does (1,583 files and 16 MB of Go's
- * crypto and net in 7.8 s, measured 531 files/s and 4.2 MB/s).
+ * Until one is measured: about what a busy 2-core machine does with its shards built two at a
+ * time (Go's source tree, 11,478 files and 133 MB, in 25–33 s; one shard at a time it took 43 s).
  */
-export const DEFAULT_SPEED: Speed = { files_per_s: 600, bytes_per_s: 5e6 };
+export const DEFAULT_SPEED: Speed = { files_per_s: 800, bytes_per_s: 7e6 };
 /** zoekt-git-index's own start: opening the repository, the symbol extractor. */
 const START_MS = 1000;
 
@@ -80,8 +84,15 @@ interface Background {
   result?: 'built' | 'failed';
 }
 
+interface Running {
+  job: ReturnType<typeof startIndex>;
+  /** No other index ran while it did: its time says how fast this machine indexes. */
+  alone: boolean;
+}
+
 export class IndexRunner {
-  private foreground?: ReturnType<typeof startIndex>;
+  /** The supervisor's jobs under way, by lane. */
+  private readonly running = new Map<'foreground' | 'quick', Running>();
   private background?: Background;
   private stopping = false;
   /** This machine's indexing speed, measured by the whole indexes so far. */
@@ -99,7 +110,7 @@ export class IndexRunner {
    * stopped before this supervisor writes there, so that two never write one index.
    */
   async stopLeftovers(): Promise<void> {
-    for (const lane of ['foreground', 'background'] as const) {
+    for (const lane of LANES) {
       const file = indexerPidFile(this.paths, lane);
       let pid = NaN;
       try {
@@ -153,34 +164,44 @@ export class IndexRunner {
     const estimated = this.expected(e, size, saved);
     const base = saved?.name === e.name && hasShards(this.paths.index, e.name) ? (saved.base_shards ?? 1) : 0;
     // A whole build in the background will take the deltas in: none in the foreground meanwhile.
-    const whole = base > 0 && this.background?.e.dir !== e.dir && shardCount(this.paths.index, e.name) >= DELTA_SHARDS_MAX;
+    const whole = base > 0 && this.background?.e.dir !== e.dir && shardCount(this.paths.index, e.name) - base >= DELTAS_MAX;
     this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole ? ', built whole' : base ? ', a delta' : ''}, expected ${(estimated / 1000).toFixed(1)} s`);
     const started = Date.now();
+    const lane = this.running.has('foreground') ? 'quick' : 'foreground';
+    if (this.running.has(lane)) throw new Error(`two jobs at once already: ${e.name} must wait`);
+    // The indexer's log, read as it grows: its shards finished so far refresh the estimate.
+    const log = indexerLogFile(this.paths, lane);
+    rmSync(log, { force: true });
+    const counted = new IndexerProgress(log);
     const progress = (): RepoProgress => {
       const elapsed = Date.now() - started;
+      const refreshed = refreshEstimate(estimated, elapsed, counted.read());
       // Past the estimate: a tenth more of what it took so far, at least a second.
-      const expect = elapsed < estimated ? estimated : elapsed + Math.max(1000, elapsed / 10);
+      const expect = elapsed < refreshed ? refreshed : elapsed + Math.max(1000, elapsed / 10);
       return { ...size, elapsed_ms: elapsed, estimated_ms: expect, percent: Math.min(99, Math.floor((100 * elapsed) / Math.max(expect, 1))) };
     };
     report(progress());
     const ticker = setInterval(() => report(progress()), 1000);
+    // A first index is whole anyway (nothing to add a delta to): built in place.
+    const run: Running = { job: startIndex(this.paths, e, fp, { whole, lane }), alone: this.running.size === 0 };
+    for (const other of this.running.values()) other.alone = false;
+    this.running.set(lane, run);
     try {
-      // A first index is whole anyway (nothing to add a delta to): built in place.
-      this.foreground = startIndex(this.paths, e, fp, { whole });
-      await this.foreground.done;
+      await run.job.done;
     } catch (err) {
       if (this.stopping) return { kind: 'stopped' };
       this.say(`indexing ${e.name} failed: ${(err as Error).message}`);
       return { kind: 'failed', error: (err as Error).message };
     } finally {
       clearInterval(ticker);
-      this.foreground = undefined;
+      this.running.delete(lane);
     }
     const duration = Date.now() - started;
     const first = base === 0 || whole;
     // The machine's speed, from whole indexes only (a delta reads the changed files alone).
-    // (Not from a small one: its time is mostly the start, which says nothing of the speed.)
-    if (first && size.files >= 200 && duration > 2 * START_MS) this.learn(size, duration);
+    // (Not from a small one: its time is mostly the start, which says nothing of the speed; nor
+    // from one that shared the machine with another.)
+    if (first && run.alone && size.files >= 200 && duration > 2 * START_MS) this.learn(size, duration);
     this.say(`indexed ${e.name} in ${(duration / 1000).toFixed(1)} s (expected ${(estimated / 1000).toFixed(1)} s)`);
     await this.prune(e, size.bytes);
     return {
@@ -261,15 +282,17 @@ export class IndexRunner {
       return undefined;
     }
     const wholeShards = shardCount(dir, e.name);
+    // Called while no job runs (the supervisor's loop, between jobs).
+    const run: Running = { job: startIndex(this.paths, e, saved.fingerprint, { whole: false, into: dir }), alone: false };
+    this.running.set('foreground', run);
     try {
-      this.foreground = startIndex(this.paths, e, saved.fingerprint, { whole: false, into: dir });
-      await this.foreground.done;
+      await run.job.done;
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       if (!this.stopping) this.say(`bringing the whole build of ${e.name} up to date failed: ${(err as Error).message}`);
       return undefined;
     } finally {
-      this.foreground = undefined;
+      this.running.delete('foreground');
     }
     swapIn(dir, this.paths.index, e.name);
     const duration = Date.now() - bg.started;
@@ -281,7 +304,7 @@ export class IndexRunner {
   /** Stops whatever indexer runs (the supervisor is stopping). */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const job of [this.foreground, this.background?.job]) {
+    for (const job of [...[...this.running.values()].map((r) => r.job), this.background?.job]) {
       const pid = job?.child?.pid;
       if (pid) await stopProcess(pid);
     }

@@ -13,6 +13,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from './atomic-file.js';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
@@ -157,19 +158,25 @@ export async function measure(paths: IndexerPaths, e: RepoEntry, fp: string): Pr
 }
 
 export interface IndexOptions {
-  /** Build it whole: by default, once it has DELTA_SHARDS_MAX shards. */
+  /** Build it whole (default: a delta). */
   whole?: boolean;
   /** Where to build: by default the index (a delta) or a folder of its own (whole). */
   into?: string;
   /** Swap a whole build into the index when done (default true). */
   swap?: boolean;
-  /**
-   * 'background': a whole build beside the foreground's deltas: it indexes the snapshot last
-   * committed to the shadow as it is (it commits nothing, so the two never contend for its
-   * branch), and keeps a pid file and a log of its own.
-   */
-  lane?: 'foreground' | 'background';
+  /** Which of the supervisor's indexers this is (each keeps a pid file and a log of its own). */
+  lane?: Lane;
 }
+
+/**
+ * 'foreground': the job the queue gave the indexer; 'quick': a small job run beside it (a large
+ * first index does not hold a small repository or an edit up); 'background': a whole build beside
+ * the foreground's deltas, which indexes the snapshot last committed to the shadow as it is (it
+ * commits nothing, so the two never contend for its branch).
+ */
+export type Lane = 'foreground' | 'quick' | 'background';
+export const LANES: readonly Lane[] = ['foreground', 'quick', 'background'];
+const LANE_FILE: Record<Lane, string> = { foreground: 'indexer', quick: 'indexer-quick', background: 'indexer-whole' };
 
 /** Where a whole build of `e` is made before it is swapped in. */
 export function wholeBuildDir(paths: IndexerPaths, e: Pick<RepoEntry, 'dir'>): string {
@@ -188,7 +195,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
     // is committed in the shadow repository, named as the entry is, and that is indexed. No
     // parent: a snapshot's history is never needed (a delta build diffs the indexed commit with
     // this one), and without one the snapshots before it can be pruned.
-    if (lane === 'foreground') {
+    if (lane !== 'background') {
       const tree = fp.slice('tree:'.length);
       const commit = await shadowGit(paths, e, 'commit-tree', tree, '-m', `snapshot of ${e.dir}`);
       await shadowGit(paths, e, 'update-ref', 'refs/heads/main', commit);
@@ -201,13 +208,13 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
     // (-delta_threshold) and a whole build in place both left the .meta of a shard number the
     // new build reused: on Go's tree the last edit was then never found.
     // Delta builds need submodules off; a shadow has none.
-    const whole = opts.whole ?? shardCount(paths.index, e.name) >= DELTA_SHARDS_MAX;
+    const whole = opts.whole ?? false;
     const target = opts.into ?? (whole ? wholeBuildDir(paths, e) : paths.index);
     if (whole) {
       rmSync(target, { recursive: true, force: true });
       mkdirSync(target, { recursive: true });
     }
-    const args = whole ? ['-submodules=false', '-index', target, repoDir] : ['-incremental', '-delta', '-submodules=false', '-index', target, repoDir];
+    const args = [...(whole ? [] : ['-incremental', '-delta']), ...USE_CORES, '-submodules=false', '-index', target, repoDir];
     // Its output goes to a file, not through this process: should this process die, the indexer
     // must not die of a broken pipe on its next line of output, but stay until the successor
     // (which finds it by its pid file) stops it in an orderly way.
@@ -250,13 +257,13 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
 }
 
 /** Where the running indexer's pid is kept, beside the index it writes. */
-export function indexerPidFile(paths: IndexerPaths, lane: IndexOptions['lane'] = 'foreground'): string {
-  return join(paths.index, '..', lane === 'background' ? 'indexer-whole.pid' : 'indexer.pid');
+export function indexerPidFile(paths: IndexerPaths, lane: Lane = 'foreground'): string {
+  return join(paths.index, '..', `${LANE_FILE[lane]}.pid`);
 }
 
 /** The running (or last) indexer's output; copied into the supervisor's log when it ends. */
-function indexerLogFile(paths: IndexerPaths, lane: IndexOptions['lane']): string {
-  return join(paths.index, '..', lane === 'background' ? 'indexer-whole.log' : 'indexer.log');
+export function indexerLogFile(paths: IndexerPaths, lane: Lane): string {
+  return join(paths.index, '..', `${LANE_FILE[lane]}.log`);
 }
 
 /** Go's url.QueryEscape, which Zoekt applies to a repository name to name its shards. */
@@ -313,8 +320,17 @@ export function swapIn(built: string, index: string, name: string): void {
   if (readdirSync(dirname(built)).length === 0) rmSync(dirname(built), { recursive: true, force: true });
 }
 
-/** Shards a repository may have (a whole build's and its deltas') before it is built whole again. */
-export const DELTA_SHARDS_MAX = 10;
+/** Deltas a repository may gather on top of its whole build's shards before it is built whole again. */
+export const DELTAS_MAX = 9;
+
+/**
+ * A first or whole index uses the machine's cores: Zoekt builds shards in parallel, each with its
+ * own symbol extractor, but one shard is one process's work, and its default shard (100 MB of
+ * text) put all of Go's source tree in one. 32 MB shards let two build at once: on 2 cores Go's
+ * tree (133 MB) was indexed in 33 s instead of 43 s, with a lower peak (bench/README.md, "Local
+ * mode: two builds at a time"). A delta is one small shard either way.
+ */
+const USE_CORES = ['-shard_limit', String(32 << 20), '-parallelism', String(Math.max(1, Math.min(4, availableParallelism())))];
 
 /** How many shards `name` has in the index folder. */
 export function shardCount(indexDir: string, name: string): number {

@@ -6,7 +6,8 @@
  *   their own repositories' status; the supervisor exits `lingerMs` after the last lease is gone;
  * - the reconciler (reconcile.ts): every client's list in, what to index and what to remove out;
  *   a repository stays indexed while any live client lists it;
- * - the index runner (index-runner.ts): the only writer of the index, one job at a time;
+ * - the index runner (index-runner.ts): the only writer of the index, one job at a time and a
+ *   quick one beside it;
  * - the webserver (webserver.ts): zoekt-webserver, started, adopted after a crash of ours,
  *   restarted if it dies, so no client depends on another client's process.
  *
@@ -18,6 +19,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
+import { LANES_AT_ONCE, schedule, startable } from './job-lanes.js';
 import { IndexRunner, type Saved, type Speed } from './index-runner.js';
 import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
@@ -51,6 +53,13 @@ interface State {
 }
 
 /** A repository found behind its files on disk, waiting for its turn to be indexed. */
+/** A repository being indexed: since when, and what it was expected to take. */
+interface Job {
+  e: RepoEntry;
+  started: number;
+  expected: number;
+}
+
 interface Stale {
   fp: string;
   size: { files: number; bytes: number };
@@ -99,8 +108,8 @@ export class Supervisor {
   });
   /** Repositories found behind their files, waiting for the indexer. */
   private readonly stale = new Map<string, Stale>();
-  /** The foreground job: one repository being indexed. */
-  private job?: { e: RepoEntry; started: number; expected: number };
+  /** The repositories being indexed (two at most: see next()), by folder. */
+  private readonly jobs = new Map<string, Job>();
   /** Repositories checked at least once since this supervisor started. */
   private readonly checked = new Set<string>();
   /** Clients whose first status waits for their repositories' first check (until the deadline, ms). */
@@ -341,8 +350,8 @@ export class Supervisor {
 
   /**
    * Each pass: the lists read again, every folder due for a check compared with its index (a
-   * quick snapshot), and, while no index job runs, the next repository found behind given to the
-   * indexer. The job runs beside the checks of the next passes, so that a client that comes meanwhile
+   * quick snapshot), and, while the indexer has a free lane, the next repository found behind given
+   * to it (next()). The job runs beside the checks of the next passes, so that a client that comes meanwhile
    * hears at once that its index is current, and its own repositories are queued fairly.
    */
   private async loop(): Promise<void> {
@@ -355,7 +364,7 @@ export class Supervisor {
       }
       for (const e of this.checkOrder()) {
         if (this.stopping) break;
-        if (this.job?.e.dir === e.dir) continue;
+        if (this.jobs.has(e.dir)) continue;
         const st = this.status.get(e.dir);
         const known = st && (st.state === 'ready' || st.state === 'error' || this.stale.has(e.dir));
         if (!st || !this.folders.due(e.dir, !!known)) continue;
@@ -365,7 +374,7 @@ export class Supervisor {
       }
       if (this.stopping) break;
       this.next();
-      if (!this.job && !this.stale.size) await this.wholeBuilds();
+      if (!this.jobs.size && !this.stale.size) await this.wholeBuilds();
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
@@ -447,7 +456,7 @@ export class Supervisor {
    */
   private queue(): RepoEntry[] {
     const byDir = new Map(this.plan.wanted.map((e) => [e.dir, e]));
-    const waiting = [...this.stale.keys()].filter((d) => byDir.has(d) && this.job?.e.dir !== d);
+    const waiting = [...this.stale.keys()].filter((d) => byDir.has(d) && !this.jobs.has(d));
     const cost = (d: string) => this.stale.get(d)!.cost;
     const order = waiting
       .filter((d) => this.status.get(d)?.has_index)
@@ -469,21 +478,26 @@ export class Supervisor {
     return order;
   }
 
-  /** Gives the indexer the next repository of the queue, if it is idle. */
+  /**
+   * Gives the indexer the first repository of the queue it may take now (startable()): the head
+   * when it is idle; beside a running job, the first small one.
+   */
   private next(): void {
-    if (this.job || this.stopping) return;
-    const e = this.queue()[0];
-    if (!e) return;
-    const s = this.stale.get(e.dir)!;
-    this.stale.delete(e.dir);
-    this.job = { e, started: Date.now(), expected: s.cost };
-    void this.index(e, s)
-      .catch((err: Error) => say(`indexing ${e.name} failed: ${err.message}`))
-      .finally(() => {
-        this.job = undefined;
-        this.broadcast();
-        this.wake?.();
-      });
+    while (!this.stopping) {
+      const running = [...this.jobs.values()].map((j) => this.rest(j));
+      const e = this.queue().find((q) => startable(this.stale.get(q.dir)!.cost, running, LANES_AT_ONCE));
+      if (!e) return;
+      const s = this.stale.get(e.dir)!;
+      this.stale.delete(e.dir);
+      this.jobs.set(e.dir, { e, started: Date.now(), expected: s.cost });
+      void this.index(e, s)
+        .catch((err: Error) => say(`indexing ${e.name} failed: ${err.message}`))
+        .finally(() => {
+          this.jobs.delete(e.dir);
+          this.broadcast();
+          this.wake?.();
+        });
+    }
   }
 
   /** Indexes one repository found behind its files (at the snapshot its check took). */
@@ -516,24 +530,24 @@ export class Supervisor {
   }
 
   /**
-   * When each repository waiting for the indexer is probably indexed: the running job's rest,
-   * then each job of the queue in turn, at its expected cost.
+   * When each repository waiting for the indexer is probably indexed: the running jobs' rest, then
+   * the queue given out as next() will give it, each job at its expected cost.
    */
   private expectations(): void {
     const now = Date.now();
-    let t = now;
     for (const st of this.status.values()) delete st.expected_at;
-    if (this.job) {
-      const st = this.status.get(this.job.e.dir);
-      const p = st?.progress;
-      t += p ? Math.max(0, p.estimated_ms - p.elapsed_ms) : Math.max(0, this.job.expected - (now - this.job.started));
-      if (st) st.expected_at = new Date(t).toISOString();
+    const running = [...this.jobs.values()].map((j) => ({ dir: j.e.dir, rest: this.rest(j, now) }));
+    const queued = this.queue().map((e) => ({ dir: e.dir, cost: this.stale.get(e.dir)!.cost }));
+    for (const [dir, ms] of schedule(running, queued, LANES_AT_ONCE)) {
+      const st = this.status.get(dir);
+      if (st) st.expected_at = new Date(now + ms).toISOString();
     }
-    for (const e of this.queue()) {
-      t += this.stale.get(e.dir)!.cost;
-      const st = this.status.get(e.dir);
-      if (st) st.expected_at = new Date(t).toISOString();
-    }
+  }
+
+  /** What a running job has left, by its progress (or, before its first report, its expected time). */
+  private rest(j: Job, now = Date.now()): number {
+    const p = this.status.get(j.e.dir)?.progress;
+    return p ? Math.max(0, p.estimated_ms - p.elapsed_ms) : Math.max(0, j.expected - (now - j.started));
   }
 
   /** A listed folder changed: its index is behind from now until a check finds it current. */

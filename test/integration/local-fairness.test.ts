@@ -2,8 +2,9 @@
  * Two clients started at once against a cold data folder, one listing two large trees (copies of
  * parts of Go's source) and one a small repository: each client's time to its first complete
  * answer is printed (no timed assertions), the small one never waits behind the other client's
- * whole list (a job already running is not overtaken: which client's request reaches the
- * supervisor first is a race, so the small one may wait for one large job, never for both), and
+ * whole list (which client's request reaches the supervisor first is a race: the small one is
+ * indexed beside a running large job, or, when that one is nearly done, right after it, before
+ * the next), and
  * each `retry_after_s` an answer gave is compared with the time it actually took.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
-import { gitIn, spawnServe, supervisorGone, type LocalClient } from '../support/local.js';
+import { gitIn, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
 import { call, failed } from '../support/mcp.js';
 import { goEnv } from '../support/goroot.js';
 import { FIXTURES } from '../support/zoekt.js';
@@ -99,6 +100,38 @@ describe('two clients, a large list and a small one, on a cold data folder', () 
       expect(lb.complete!).toBeLessThan(la.complete!);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 900_000);
+});
+
+describe('a small repository listed while a large first index runs', () => {
+  it('is indexed beside it, not after it', async () => {
+    // Go's cmd tree: 4,355 files, 54 MB, expected to take well over the small one's time.
+    const large = gitRepo(join(goEnv('GOROOT'), 'src/cmd'), join(work, 'cmd'), 'go/cmd');
+    const small = gitRepo(join(FIXTURES, 'pytools'), join(work, 'small2'), 'acme/small2');
+    const data = join(work, 'data-beside');
+    const a = await spawnServe({ data, repos: large });
+    let b: LocalClient | undefined;
+    try {
+      await waitFor('the large index under way', async () => (await supervisorStatus(data))?.repos.some((r) => r.name === 'go/cmd' && r.state === 'indexing'));
+      b = await spawnServe({ data, repos: small });
+      const lb = await untilComplete(b, 'def', performance.now());
+      const la = await untilComplete(a, 'func', performance.now());
+      const log = readFileSync(join(data, 'supervisor.log'), 'utf8');
+      process.stderr.write(`${log.split('\n').filter((l) => /indexing|indexed/.test(l)).join('\n')}\n`);
+      expect(la.complete).toBeDefined();
+      expect(lb.complete).toBeDefined();
+      const smallStart = log.search(/indexing acme\/small2 /);
+      const smallDone = log.search(/indexed acme\/small2 in/);
+      const largeDone = log.search(/indexed go\/cmd in/);
+      expect(smallStart).toBeGreaterThan(-1);
+      expect(largeDone).toBeGreaterThan(-1);
+      // Begun and ended while the large one ran.
+      expect(smallStart).toBeLessThan(largeDone);
+      expect(smallDone).toBeLessThan(largeDone);
+    } finally {
+      await Promise.all([a.close(), b?.close()]);
     }
     expect(await supervisorGone(data)).toBe(true);
   }, 900_000);

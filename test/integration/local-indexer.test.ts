@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DELTA_SHARDS_MAX, fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardCount, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
+import { DELTAS_MAX, fingerprint, hasShards, isShardOf, pruneShadow, shadowDir, shardCount, shardPrefix, startIndex, sweep, type IndexerPaths } from '../../src/local/indexer.js';
 import type { RepoEntry } from '../../src/local/repos.js';
 import { gitIn } from '../support/local.js';
 import { FIXTURES, INDEX_COMMAND, startWebserver, ZOEKT_BIN } from '../support/zoekt.js';
@@ -21,8 +21,9 @@ function pathsIn(dir: string): IndexerPaths & { logged: () => string } {
   return { bin: ZOEKT_BIN, index: join(dir, 'index'), shadows: join(dir, 'shadow'), indexCommand: INDEX_COMMAND, log: (l) => (log += l), logged: () => log };
 }
 
+/** Indexes `e` as a delta, or whole once it has gathered DELTAS_MAX deltas on its one whole shard (the fixtures are small). */
 async function index(paths: IndexerPaths, e: RepoEntry): Promise<string> {
-  return startIndex(paths, e, await fingerprint(paths, e)).done;
+  return startIndex(paths, e, await fingerprint(paths, e), { whole: shardCount(paths.index, e.name) >= 1 + DELTAS_MAX }).done;
 }
 
 /** Commit objects a shadow repository holds, reachable or not. */
@@ -72,7 +73,7 @@ describe('shadow repositories', () => {
 });
 
 describe('counts that do not creep', () => {
-  it(`after ${DELTA_SHARDS_MAX + 3} uncommitted edits: every edit searchable, at most ${DELTA_SHARDS_MAX} shards, and as many documents as files once built whole`, async () => {
+  it(`after ${DELTAS_MAX + 4} uncommitted edits: every edit searchable, at most ${DELTAS_MAX + 1} shards, and as many documents as files once built whole`, async () => {
     const data = join(work, 'data-creep');
     const paths = pathsIn(data);
     const dir = join(work, 'code-creep');
@@ -85,21 +86,21 @@ describe('counts that do not creep', () => {
     await index(paths, e);
     const file = join(dir, 'acme_tools/__init__.py');
     let wholeBuilds = 0;
-    for (let n = 1; n <= DELTA_SHARDS_MAX + 3; n++) {
+    for (let n = 1; n <= DELTAS_MAX + 4; n++) {
       writeFileSync(file, `${readFileSync(file, 'utf8')}\nCREEP_MARKER_${n} = ${n}\n`);
       const before = paths.logged().length;
       await index(paths, e);
       if (!/attempting to index 1 total files/.test(paths.logged().slice(before))) wholeBuilds++;
-      expect(shardCount(paths.index, e.name)).toBeLessThanOrEqual(DELTA_SHARDS_MAX);
+      expect(shardCount(paths.index, e.name)).toBeLessThanOrEqual(DELTAS_MAX + 1);
     }
     expect(wholeBuilds).toBe(1);
     const zoekt = await startWebserver({ indexDir: paths.index, expectRepos: 1 });
     try {
       const post = async (path: string, body: unknown) => (await (await fetch(`${zoekt.url}${path}`, { method: 'POST', body: JSON.stringify(body) })).json()) as Record<string, Record<string, unknown>>;
-      const last = await post('/api/search', { Q: `CREEP_MARKER_${DELTA_SHARDS_MAX + 3}\\b`, Opts: { MaxDocDisplayCount: 5 } });
+      const last = await post('/api/search', { Q: `CREEP_MARKER_${DELTAS_MAX + 4}\\b`, Opts: { MaxDocDisplayCount: 5 } });
       expect(last.Result!.FileCount).toBe(1);
       // The edit before the whole build, and the one it was built at, are found too.
-      for (const n of [DELTA_SHARDS_MAX - 1, DELTA_SHARDS_MAX]) expect((await post('/api/search', { Q: `CREEP_MARKER_${n}\\b`, Opts: {} })).Result!.FileCount).toBe(1);
+      for (const n of [DELTAS_MAX, DELTAS_MAX + 1]) expect((await post('/api/search', { Q: `CREEP_MARKER_${n}\\b`, Opts: {} })).Result!.FileCount).toBe(1);
       // Three deltas since the whole build (edits 11 to 13): the copies they replaced are the only extra documents.
       const stats = (await post('/api/list', { Q: '' })).List!.Stats as { Documents: number };
       expect(stats.Documents).toBe(files + 3);
