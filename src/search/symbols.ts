@@ -30,7 +30,8 @@ import { languagesCoverage, type LanguageCoverage } from './coverage.js';
 import { resolveLanguage } from './languages.js';
 import { isTest, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, TWIN, twinKey, type PathClass } from './prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
-import { concept, coverage, descriptionWords, identifierWords, spellings } from './words.js';
+import { coverage, descriptionWords, relatedWords, spellings } from './words.js';
+import { loadVocabulary, MAX_RELATED, relatedTo } from './vocabulary.js';
 import { DOC_LINES, documentationOf } from './documentation.js';
 import type { ReferenceOutput } from './references.js';
 
@@ -738,22 +739,22 @@ const TEST_TIERS = 5;
 /** Kinds that are an answer to "what does X": code, and the types that hold it. */
 const DOING_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
 
-function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<Kind> | undefined): Matcher {
+function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: ReadonlyMap<string, readonly string[]>, kinds: Set<Kind> | undefined): Matcher {
   const queryOf = (some: string[]) => {
-    const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(descriptionRegex(some)), ...filterParts(args)];
+    const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(descriptionRegex(some, related)), ...filterParts(args)];
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
     return q.render(q.and(...parts));
   };
   return {
     query: queryOf(words),
     ...(words.length > 1 ? { alsoQueries: words.map((w) => queryOf([w])) } : {}),
-    memoKey: JSON.stringify(['description', words, args.kinds]),
+    memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
     rank(symbol, _scope, fileScore) {
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
       const { near, around } = contextWords(symbol);
-      const { score, matched, extra } = coverage(words, symbol.name, near, around);
-      // Only a name that has a word of the description: its file or parent alone is not a match.
-      if (!matched.some((w) => identifierWords(symbol.name).some((n) => concept(n) === concept(w)))) return undefined;
+      const { score, matched, extra, named } = coverage(words, symbol.name, near, around, related);
+      // Only a name that has a word of the description (or a related one): its file or parent alone is not a match.
+      if (!named) return undefined;
       // Coverage first, in steps so that close calls go to what comes next, and TEST_TIERS steps
       // lower in tests and examples (an agent asking what code does means the code, not its tests);
       // then kind fit, then the definition ranking (public, shallow), then the fewest words unasked for.
@@ -769,14 +770,15 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], kinds: Set<
 }
 
 /**
- * The `sym:` regex of a description: any spelling of any of its words, where an identifier word
- * starts (after a non-letter, or as the capital of a camelCase word), so `db` meets `dbConn` and
- * `openDB` but not `sandbox`. Case is spelled out in the regex; the query is case:yes.
+ * The `sym:` regex of a description: any spelling of any of its words or of the words related to
+ * them, where an identifier word starts (after a non-letter, or as the capital of a camelCase
+ * word), so `db` meets `dbConn` and `openDB` but not `sandbox`. Case is spelled out in the regex;
+ * the query is case:yes.
  */
-export function descriptionRegex(words: readonly string[]): string {
+export function descriptionRegex(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): string {
   const alternatives = new Set<string>();
   for (const word of words) {
-    for (const spelling of spellings(word)) {
+    for (const spelling of [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w))) {
       const lower = q.escapeRegex(spelling.toLowerCase());
       const capital = q.escapeRegex(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
       const upper = q.escapeRegex(spelling.toUpperCase());
@@ -828,7 +830,9 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const kinds = parseKinds(args.kinds);
   const pattern = args.name === undefined ? undefined : parseName(args.name, args.regex ?? false);
   const words = args.description === undefined ? [] : checkedDescription(args.description);
-  let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, kinds);
+  const vocabulary = args.description === undefined ? undefined : await loadVocabulary();
+  const related = vocabulary ? relatedWords(words, (w) => relatedTo(vocabulary, w), MAX_RELATED) : new Map<string, string[]>();
+  let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, kinds);
   let fellBack = false;
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).

@@ -147,29 +147,73 @@ export function descriptionWords(description: string): string[] {
   });
 }
 
+/** How much a word related to a description word (vocabulary.ts) counts, against 1 for the word itself. */
+export const RELATED_WEIGHT = 0.5;
+
+/**
+ * For each description word, the related words (vocabulary.ts's `relatedTo`) worth trying: not
+ * the same concept as the word or as another word of the description, each concept once, at most
+ * `max`. A stop word may stand for one that is not ("everything" → all).
+ */
+export function relatedWords(words: readonly string[], relatedTo: (word: string) => readonly string[], max: number): Map<string, string[]> {
+  const asked = new Set(words.map(concept));
+  const out = new Map<string, string[]>();
+  for (const w of words) {
+    const seen = new Set<string>();
+    const kept: string[] = [];
+    for (const r of relatedTo(w)) {
+      const c = concept(r);
+      if (kept.length >= max || asked.has(c) || seen.has(c)) continue;
+      seen.add(c);
+      kept.push(r);
+    }
+    if (kept.length) out.set(w, kept);
+  }
+  return out;
+}
+
 /**
  * How much of the description `name` covers, with the words of `near` (its parent, its folder:
  * `url.Parse`, `Server.ListenAndServe`) counting in full and those of `around` (its file's name)
  * counting half: the share of the description's concepts covered, and which words of the
- * description matched. `extra`: the name's own words the description did not ask for, which
- * tells two names of equal coverage apart (the closer fit has fewer).
+ * description matched. A word met only through a related word (`related`) counts
+ * RELATED_WEIGHT of that. `extra`: the name's own words the description did not ask for, which
+ * tells two names of equal coverage apart (the closer fit has fewer). `named`: whether the name
+ * itself has a word of the description or a related one (its parent or file alone is no match).
  */
-export function coverage(words: readonly string[], name: string, near: readonly string[] = [], around: readonly string[] = []): { score: number; matched: string[]; extra: number } {
+export function coverage(
+  words: readonly string[],
+  name: string,
+  near: readonly string[] = [],
+  around: readonly string[] = [],
+  related: ReadonlyMap<string, readonly string[]> = new Map(),
+): { score: number; matched: string[]; extra: number; named: boolean } {
   const conceptsOf = (texts: readonly string[]) => new Set(texts.flatMap((t) => identifierWords(t).map(concept)));
   const own = conceptsOf([name]);
   const close = conceptsOf(near);
   const far = conceptsOf(around);
+  const weightOf = (c: string) => (own.has(c) || close.has(c) ? 1 : far.has(c) ? 0.5 : 0);
   let got = 0;
+  let named = false;
   const matched: string[] = [];
   const hit = new Set<string>();
   for (const w of words) {
     const c = concept(w);
-    const weight = own.has(c) || close.has(c) ? 1 : far.has(c) ? 0.5 : 0;
+    let weight = weightOf(c);
+    let by = c;
+    if (weight === 0) {
+      for (const r of related.get(w) ?? []) {
+        const rc = concept(r);
+        const rw = RELATED_WEIGHT * weightOf(rc);
+        if (rw > weight) [weight, by] = [rw, rc];
+      }
+    }
     if (weight === 0) continue;
     got += weight;
     matched.push(w);
-    hit.add(c);
+    hit.add(by);
+    if (own.has(by)) named = true;
   }
   const score = words.length ? Math.round((got / words.length) * 1000) / 1000 : 0;
-  return { score, matched, extra: [...own].filter((c) => !hit.has(c)).length };
+  return { score, matched, extra: [...own].filter((c) => !hit.has(c)).length, named };
 }

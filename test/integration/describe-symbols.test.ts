@@ -84,6 +84,19 @@ describe('descriptions over Go\'s source tree', { timeout: 120_000 }, () => {
     expect(top3 / n).toBeGreaterThanOrEqual(0.9);
   });
 
+  it("meets a name through a word WordNet relates to the description's: everything → all, indentation → indent", async () => {
+    // The misses of issue 36: a word matcher never reads "everything" as "all".
+    for (const [description, name, dir] of [
+      ['read everything from a reader', 'ReadAll', /^io\//],
+      ['marshal with indentation', 'MarshalIndent', /^encoding\/json\//],
+    ] as const) {
+      const out = ok<Out>(await call(mcp.client, 'search_symbols', { description, limit: 3 }));
+      const at = out.symbols.findIndex((s) => s.name === name && dir.test(s.path));
+      console.log(`${description}: ${name} at ${at + 1 || 'not in the top 3'}`);
+      expect(at, out.symbols.map((s) => `${s.path}:${s.name}`).join(', ')).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('takes exactly one of name and description, and a description with words that can name something', async () => {
     for (const args of [{}, { name: 'Parse', description: 'parse url' }, { description: 'the of and' }]) {
       const result = await call(mcp.client, 'search_symbols', args);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { concept, coverage, descriptionWords, identifierWords, stem } from '../../src/search/words.js';
+import { concept, coverage, descriptionWords, identifierWords, relatedWords, stem } from '../../src/search/words.js';
+import { loadVocabulary, relatedTo } from '../../src/search/vocabulary.js';
 
 describe('identifier words', () => {
   it.each([
@@ -67,5 +68,34 @@ describe('stems', () => {
     expect(concept('string')).toBe(concept('strings'));
     expect(concept('str')).toBe(concept('strings'));
     expect(stem('handling')).toBe(stem('handle'));
+  });
+});
+
+describe('related words (WordNet, src/search/vocabulary.ts)', () => {
+  it('reach the words a name uses for the same thing, through inflections and compound pronouns', async () => {
+    const vocabulary = await loadVocabulary();
+    expect(relatedTo(vocabulary, 'indentation')).toContain('indent');
+    expect(relatedTo(vocabulary, 'everything')).toContain('all');
+    expect(relatedTo(vocabulary, 'deleted')).toContain('remove');
+    expect(relatedTo(vocabulary, 'zzzz')).toEqual([]);
+  });
+
+  it('leave out the same concept, the other words of the description, and what passes the cap', () => {
+    const table = new Map([
+      ['read', ['reader', 'interpret', 'say']],
+      ['everything', ['all', 'read']],
+    ]);
+    const related = relatedWords(['read', 'everything'], (w) => table.get(w) ?? [], 1);
+    expect(related.get('read')).toEqual(['interpret']);
+    expect(related.get('everything')).toEqual(['all']);
+  });
+
+  it('count a related word at half the weight of the word, in the name only', () => {
+    const related = new Map([['everything', ['all']]]);
+    const words = ['read', 'everything'];
+    expect(coverage(words, 'ReadAll', [], [], related)).toMatchObject({ score: 0.75, matched: ['read', 'everything'], named: true });
+    expect(coverage(words, 'ReadAll').score).toBe(0.5);
+    expect(coverage(words, 'Read', [], [], related).score).toBe(0.5);
+    expect(coverage(['everything'], 'Flush', ['all'], [], related)).toMatchObject({ score: 0.5, named: false });
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * search_symbols by description on a tree no other test uses and nobody here wrote: the `semver`
+ * package (npm's version parser, pinned by package-lock), indexed beside four other libraries of
+ * the same node_modules (yaml, qs, path-to-regexp, lru-cache) that compete for the same words
+ * (parse, compare, valid). The descriptions are every function of semver's README sections
+ * "Functions", "Comparison", "Sorting" and "Ranges", in README order, each its first sentence said
+ * as a person would ask for it; the accepted answer is the function the README names (defined
+ * anywhere in semver). Nothing here was chosen by how the search does on it.
+ *
+ * Prints top-1 and top-3 and the misses. The target of issue 36 (top-3 at least 90%) is not
+ * asserted: the set reaches 10 of 33 (bench/README.md, "search_symbols by description"), before
+ * WordNet's related words and after, its misses being abbreviations (`gt`, `cmp`, `diff`) and
+ * one-word names outranked by longer ones. What is held is that figure, so a change that loses
+ * ground fails.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, connectStdio, ok, type Connected } from '../support/mcp.js';
+import { ROOT, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
+
+interface Sym {
+  name: string;
+  repo: string;
+  path: string;
+}
+
+/** [description, the function the README documents with that sentence]. */
+const SEMVER_SET: [string, string][] = [
+  // Functions
+  ['check whether a version is valid', 'valid'], // "Return the parsed version, or null if it's not valid."
+  ['increment a version by release type', 'inc'], // "Return the version incremented by the release type"
+  ['prerelease components of a version', 'prerelease'], // "Returns an array of prerelease components"
+  ['major version number', 'major'], // "Return the major version number."
+  ['minor version number', 'minor'],
+  ['patch version number', 'patch'],
+  ['do two ranges intersect', 'intersects'], // "Return true if the two supplied ranges or comparators intersect."
+  ['parse a string as a semantic version', 'parse'], // "Attempt to parse a string as a semantic version"
+  ['truncate the lower components of a version', 'truncate'], // "Return the version with components lower than releaseType dropped off"
+  // Comparison
+  ['is a version greater than another', 'gt'], // "v1 > v2"
+  ['is a version greater than or equal to another', 'gte'],
+  ['is a version less than another', 'lt'],
+  ['is a version less than or equal to another', 'lte'],
+  ['are two versions equal', 'eq'], // "v1 == v2 … logically equivalent"
+  ['are two versions not equal', 'neq'],
+  ['compare two versions with a comparison string', 'cmp'], // "Pass in a comparison string, and it'll call the corresponding function"
+  ['compare two versions', 'compare'],
+  ['compare versions in reverse order', 'rcompare'], // "The reverse of compare."
+  ['compare versions including the build', 'compareBuild'], // "The same as compare but considers build"
+  ['compare versions loosely', 'compareLoose'], // "Short for compare(v1, v2, { loose: true })"
+  ['difference between two versions', 'diff'], // "Returns the difference between two versions by the release type"
+  // Sorting
+  ['sort an array of versions', 'sort'], // "Returns a sorted array of versions"
+  ['sort versions in descending order', 'rsort'], // "The reverse of sort … in descending order"
+  // Ranges
+  ['check whether a range is valid', 'validRange'], // "Return the valid range or null if it's not valid."
+  ['does a version satisfy a range', 'satisfies'], // "Return true if the version satisfies the range."
+  ['highest version that satisfies a range', 'maxSatisfying'], // "Return the highest version in the list that satisfies the range"
+  ['lowest version that satisfies a range', 'minSatisfying'],
+  ['lowest version that can match a range', 'minVersion'], // "Return the lowest version that can match the given range."
+  ['is a version greater than every version in a range', 'gtr'], // "greater than all the versions possible in the range"
+  ['is a version less than every version in a range', 'ltr'],
+  ['is a version outside the bounds of a range', 'outside'], // "Return true if the version is outside the bounds of the range"
+  ['simplify a range', 'simplifyRange'], // 'Return a "simplified" range'
+  ['is a range entirely contained by another range', 'subset'], // "Return true if the subRange range is entirely contained by the superRange range."
+];
+
+/** Top-3 hits of the set when it was written (2026-11-27): a change that loses one fails. */
+const TOP3_FLOOR = 10;
+
+/** The distractor libraries: [repo name, folder inside node_modules]. */
+const TREES: [string, string][] = [
+  ['semver', 'semver'],
+  ['yaml', 'yaml/dist'],
+  ['qs', 'qs/lib'],
+  ['path-to-regexp', 'path-to-regexp/dist'],
+  ['lru-cache', 'lru-cache/dist/commonjs'],
+];
+
+/** Where npm put a package (every one of TREES is a top-level dependency of a dependency). */
+function packageRoot(name: string): string {
+  return join(ROOT, 'node_modules', name);
+}
+
+describe('descriptions from semver\'s README, over five libraries', { timeout: 180_000 }, () => {
+  let work: string;
+  let zoekt: RunningZoekt;
+  let mcp: Connected;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'describe-heldout-'));
+    const index = join(work, 'index');
+    mkdirSync(index);
+    for (const [repo, folder] of TREES) {
+      const [pkg, ...rest] = folder.split('/');
+      const tree = join(work, 'trees', repo);
+      cpSync(join(packageRoot(pkg!), ...rest), tree, { recursive: true, filter: (src) => !src.includes('node_modules', packageRoot(pkg!).length) && !/\.(map|md)$/.test(src) });
+      runIndexer('dir', ['-index', index, tree]);
+    }
+    zoekt = await startWebserver({ indexDir: index, expectRepos: TREES.length });
+    mcp = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_TIMEOUT_MS: '30000' });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await zoekt?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('prints top-1 and top-3, and holds top-3 at what it was', async () => {
+    let top1 = 0;
+    let top3 = 0;
+    const misses: string[] = [];
+    for (const [description, wanted] of SEMVER_SET) {
+      const out = ok<{ symbols: Sym[] }>(await call(mcp.client, 'search_symbols', { description, limit: 3 }));
+      const at = out.symbols.findIndex((s) => s.repo === 'semver' && s.name === wanted);
+      if (at === 0) top1++;
+      if (at >= 0) top3++;
+      else misses.push(`${description} (${wanted}): ${out.symbols.map((s) => `${s.repo}/${s.path}:${s.name}`).join(', ')}`);
+    }
+    const n = SEMVER_SET.length;
+    const pct = (k: number) => `${k}/${n} (${Math.round((100 * k) / n)}%)`;
+    console.log(`description search on semver's README: top-1 ${pct(top1)}, top-3 ${pct(top3)}${misses.length ? `\nmissed at 3:\n  ${misses.join('\n  ')}` : ''}`);
+    expect(top3).toBeGreaterThanOrEqual(TOP3_FLOOR);
+  });
+});
