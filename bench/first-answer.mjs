@@ -4,7 +4,8 @@
 // repository (a git copy of this checkout's `src/`). Each searches every 250 ms until its answer is
 // complete and every repository `current`; printed per client: the time from the spawn to that
 // first complete answer, and each `retry_after_s` (or "Retry … in about") it was told on the way
-// against the time it then actually took (ratio = told ÷ took).
+// against the time it then actually took (ratio = told ÷ took, with took counted as at least 1 s:
+// hints are whole seconds).
 //
 //   node bench/first-answer.mjs [CHECKOUT...]      ROUNDS=2 (default)
 //
@@ -67,14 +68,17 @@ async function untilComplete(client, query, t0) {
     const res = await client.callTool({ name: 'search_code', arguments: { query, context_lines: 0, limit: 5 } });
     const at = performance.now() - t0;
     const out = res.structuredContent;
+    // A repository not compared with its files yet is told to ask again in a moment: that is
+    // no estimate of when it is indexed, and is kept apart.
+    const checking = /checking for changes|service is starting/.test(JSON.stringify(res));
     if (res.isError) {
       const text = res.content?.map((c) => c.text ?? '').join('\n') ?? '';
       const m = /Retry [^\n]*?in about (\d+) (s|min)/.exec(`${out?.hint ?? ''}\n${text}`);
-      if (m) hints.push({ at, told: Number(m[1]) * (m[2] === 'min' ? 60 : 1) });
+      if (m) hints.push({ at, told: Number(m[1]) * (m[2] === 'min' ? 60 : 1), checking });
     } else {
       const ages = out?.index_age ?? [];
       const told = ages.map((a) => a.retry_after_s).filter((s) => s !== undefined);
-      if (told.length) hints.push({ at, told: Math.max(...told) });
+      if (told.length) hints.push({ at, told: Math.max(...told), checking });
       if (out?.stats?.complete && ages.every((a) => a.state === 'current')) return { ms: at, hints };
     }
     if (at > 900_000) throw new Error('no complete answer in 15 min');
@@ -100,10 +104,14 @@ async function run(checkout) {
       checkout,
       client: c.who,
       first_complete_s: +(lines[i].ms / 1000).toFixed(1),
-      // Each hint against what it then took; one line per distinct hint value in a row.
-      estimates: lines[i].hints
-        .filter((h, k, all) => k === 0 || all[k - 1].told !== h.told)
-        .map((h) => ({ at_s: +(h.at / 1000).toFixed(1), told_s: h.told, took_s: +((lines[i].ms - h.at) / 1000).toFixed(1), ratio: +(h.told / Math.max((lines[i].ms - h.at) / 1000, 0.25)).toFixed(2) })),
+      // Each hint against what it then took.
+      estimates: lines[i].hints.map((h) => ({
+        at_s: +(h.at / 1000).toFixed(1),
+        told_s: h.told,
+        took_s: +((lines[i].ms - h.at) / 1000).toFixed(1),
+        ratio: +(h.told / Math.max((lines[i].ms - h.at) / 1000, 1)).toFixed(2),
+        ...(h.checking ? { checking: true } : {}),
+      })),
       jobs,
     }));
   } finally {
@@ -119,7 +127,9 @@ for (let r = 0; r < rounds; r++) {
   for (const checkout of order) {
     for (const line of await run(checkout)) {
       results.push(line);
-      process.stdout.write(`${JSON.stringify({ round: r + 1, ...line })}\n`);
+      // The hints printed one every 5 s or so (all of them count in the table).
+      const shown = line.estimates.filter((e, k, all) => k === 0 || k === all.length - 1 || Math.floor(e.at_s / 5) !== Math.floor(all[k - 1].at_s / 5));
+      process.stdout.write(`${JSON.stringify({ round: r + 1, ...line, estimates: shown })}\n`);
     }
   }
 }
@@ -128,12 +138,17 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-process.stdout.write('\n| checkout | client | first complete answer, median s (runs) | told ÷ took: median, worst |\n| --- | --- | --- | --- |\n');
+process.stdout.write('\n| checkout | client | first complete answer, median s (runs) | estimates, told ÷ took: first of each run; median; worst | "checking, ask again" hints |\n| --- | --- | --- | --- | --- |\n');
 for (const checkout of checkouts) {
   for (const c of clients) {
     const mine = results.filter((x) => x.checkout === checkout && x.client === c.who);
-    const ratios = mine.flatMap((x) => x.estimates.map((e) => e.ratio));
+    const estimates = mine.map((x) => x.estimates.filter((e) => !e.checking));
+    const ratios = estimates.flatMap((es) => es.map((e) => e.ratio));
+    const firsts = estimates.map((es) => es[0]?.ratio).filter((r) => r !== undefined);
+    const asked = mine.flatMap((x) => x.estimates.filter((e) => e.checking));
     const worst = ratios.length ? ratios.reduce((a, b) => (Math.abs(Math.log(b)) > Math.abs(Math.log(a)) ? b : a)) : undefined;
-    process.stdout.write(`| ${checkout} | ${c.who} (${c.files} files) | ${median(mine.map((x) => x.first_complete_s))} (${mine.map((x) => x.first_complete_s).join(', ')}) | ${ratios.length ? `${median(ratios)}, ${worst}` : '—'} |\n`);
+    const times = mine.map((x) => x.first_complete_s);
+    const askedText = asked.length ? `${asked.length}, told ${[...new Set(asked.map((e) => e.told))].join('/')} s` : '—';
+    process.stdout.write(`| ${checkout} | ${c.who} (${c.files} files) | ${median(times).toFixed(1)} (${times.join(', ')}) | ${ratios.length ? `${firsts.join(', ')}; ${median(ratios).toFixed(2)}; ${worst}` : '—'} | ${askedText} |\n`);
   }
 }

@@ -31,13 +31,6 @@ index_with() {
   echo "$(( ($(date +%s%N) - started) / 1000000 )) $(( cpu_after - cpu_before ))"
 }
 
-# The CPU time (ms) of a shell's finished children (their own children included), from the
-# output of `times` (written to a file: in a command substitution it would be another shell's).
-children_cpu_ms() {
-  tail -n 1 | tr 'ms' '  ' | awk '{ printf "%d\n", ($1 * 60 + $2 + $3 * 60 + $4) * 1000 }'
-}
-
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 # How many symbols an index holds.
 symbols_of() {
