@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/search/linguist.ts: the language names, Linguist types, groups and aliases that
+// Regenerates src/search/vocab/linguist.ts: the language names, Linguist types, groups and aliases that
 // the pinned Zoekt knows (it detects languages with go-enry and resolves `lang:` through
 // go-enry's alias table). Run after bumping ZOEKT_VERSION: node scripts/gen-languages.mjs
 import { execFileSync } from 'node:child_process';
@@ -37,5 +37,5 @@ const lines = [
   '];',
   '',
 ];
-writeFileSync(join(root, 'src/search/linguist.ts'), lines.join('\n'));
+writeFileSync(join(root, 'src/search/vocab/linguist.ts'), lines.join('\n'));
 console.error(`gen-languages: ${languages.length} languages from go-enry ${enryVersion}`);

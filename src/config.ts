@@ -3,7 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './log.js';
-import { repoGlobToRegex } from './search/globs.js';
+import { repoGlobToRegex } from './search/vocab/globs.js';
 import { LOOPBACK_HOSTS, parseHostPattern, type HostPattern } from './server/hosts.js';
 import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern, type OriginPattern } from './server/origins.js';
 

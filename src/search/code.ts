@@ -7,15 +7,15 @@ import { checkQueryBounds } from '../zoekt/query-bounds.js';
 import { checkNoLookaround, liftCase, liftCaseFlag, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
 import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
-import { walkFiles } from './file-walk.js';
-import { describeFilters, filterParts, type SharedFilters } from './filters.js';
-import { normalizeKind } from './kinds.js';
-import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
-import { clip, fewer, fitPage, halve, lessOne, looksBinary, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './budget.js';
-import { indexAgeField } from './freshness.js';
-import type { Searcher } from './searcher.js';
-import { resolveBranch, type BranchChoice } from './branches.js';
-import { NotIndexedInScope, skippedInScope } from './skipped.js';
+import { walkFiles } from './engine/file-walk.js';
+import { describeFilters, filterParts, type SharedFilters } from './vocab/filters.js';
+import { normalizeKind } from './vocab/kinds.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
+import { clip, fewer, fitPage, halve, lessOne, looksBinary, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './engine/budget.js';
+import { indexAgeField } from './vocab/freshness.js';
+import type { Searcher } from './engine/searcher.js';
+import { resolveBranch, type BranchChoice } from './vocab/branches.js';
+import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 
 export const SEARCH_CODE = 'search_code';
 
@@ -179,7 +179,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
 
 type CodeDial = 'context_lines' | 'matches_per_file' | 'results' | 'line_chars';
 
-/** The order a page too large for the output budget is cut in (search/budget.ts). */
+/** The order a page too large for the output budget is cut in (search/engine/budget.ts). */
 const CODE_DIALS = [
   { name: 'context_lines' as const, down: lessOne(0) },
   { name: 'matches_per_file' as const, down: halve(1) },

@@ -7,14 +7,14 @@ import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import { z } from 'zod';
-import { walkFiles } from './file-walk.js';
-import { describeFilters, filterParts, type SharedFilters } from './filters.js';
-import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
-import { indexAgeField } from './freshness.js';
-import { pathGlobToRegex } from './globs.js';
-import type { Searcher } from './searcher.js';
-import { NotIndexedInScope, skippedInScope } from './skipped.js';
-import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
+import { walkFiles } from './engine/file-walk.js';
+import { describeFilters, filterParts, type SharedFilters } from './vocab/filters.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
+import { indexAgeField } from './vocab/freshness.js';
+import { pathGlobToRegex } from './vocab/globs.js';
+import type { Searcher } from './engine/searcher.js';
+import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
+import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './engine/budget.js';
 
 export const SEARCH_FILES = 'search_files';
 

@@ -7,10 +7,10 @@
  */
 import { z } from 'zod';
 import * as q from '../zoekt/query.js';
-import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './budget.js';
-import { completeField, paginate, pagingFields, pagingOutput } from './page.js';
+import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
+import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { findFile } from './file.js';
-import type { Searcher } from './searcher.js';
+import type { Searcher } from './engine/searcher.js';
 import { symbolsOf, type SymbolResult } from './symbols.js';
 
 export const GET_FILE_OUTLINE = 'get_file_outline';

@@ -5,15 +5,15 @@
 import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
 import { z } from 'zod';
-import { missingBackends } from './completeness.js';
-import { inTime, LanguageCoverage, repoCoverage } from './coverage.js';
-import { IndexState } from './freshness.js';
-import { paginate, pagingFields, pagingOutput } from './page.js';
-import { repoGlobToRegex } from './globs.js';
-import { compareStrings } from './paging.js';
-import type { Searcher } from './searcher.js';
-import { indexSkipped, NotIndexedCounts } from './skipped.js';
-import { fitPage, halve, RESULTS_DIAL, truncatedField, type Budget } from './budget.js';
+import { missingBackends } from './engine/completeness.js';
+import { inTime, LanguageCoverage, repoCoverage } from './symbols/coverage.js';
+import { IndexState } from './vocab/freshness.js';
+import { paginate, pagingFields, pagingOutput } from './engine/page.js';
+import { repoGlobToRegex } from './vocab/globs.js';
+import { compareStrings } from './engine/paging.js';
+import type { Searcher } from './engine/searcher.js';
+import { indexSkipped, NotIndexedCounts } from './engine/skipped.js';
+import { fitPage, halve, RESULTS_DIAL, truncatedField, type Budget } from './engine/budget.js';
 
 export const LIST_REPOS = 'list_repos';
 
@@ -38,7 +38,7 @@ const RepoEntry = z.object({
   has_symbols: z.boolean(),
   /**
    * Per language: files, files with at least one symbol, and the parser that produced them
-   * (search/coverage.ts). Absent while it is still being read from the index.
+   * (search/symbols/coverage.ts). Absent while it is still being read from the index.
    */
   symbols: z.array(LanguageCoverage).optional(),
   files: z.number().int(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { count } from '../search/completeness.js';
+import { count } from '../search/engine/completeness.js';
 import { FIND_REFERENCES, findReferences, REFERENCE_DEFAULTS, ReferenceOutput } from '../search/references.js';
 import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';

@@ -10,9 +10,9 @@
  *   on disk (`current`) or is behind it, since when (index_age, index_state, and a line of text).
  */
 import { ToolError } from '../errors.js';
-import type { Partial } from '../search/completeness.js';
-import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/freshness.js';
-import { repoGlobToRegex } from '../search/globs.js';
+import type { Partial } from '../search/engine/completeness.js';
+import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/vocab/freshness.js';
+import { repoGlobToRegex } from '../search/vocab/globs.js';
 import { describeRepo, retryAfterMs, roughly, type RepoStatus, type SupervisorStatus } from '../local/status.js';
 
 /**

@@ -3,7 +3,7 @@ import { FILE_LIMITS, GET_FILE, getFile, GetFileOutput } from '../search/file.js
 import { fileReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { text, toolInput } from './shared.js';
-import { truncatedLine } from '../search/budget.js';
+import { truncatedLine } from '../search/engine/budget.js';
 
 /** Past any file Zoekt indexes (4 MiB at most), and a short number in the schema. */
 const MAX_LINE_NUMBER = 10_000_000;

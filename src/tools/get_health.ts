@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { describeLanguage, withoutSymbols } from '../search/coverage.js';
-import { describeReasons } from '../search/skipped.js';
+import { describeLanguage, withoutSymbols } from '../search/symbols/coverage.js';
+import { describeReasons } from '../search/engine/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from './freshness.js';
 import { describeRepo, type SupervisorStatus } from '../local/status.js';
 import { defineTool } from './define.js';
 import { toolInput } from './shared.js';
-import { fitToBudget, halve, truncatedField, truncatedLine, type Budget, type Truncated } from '../search/budget.js';
+import { fitToBudget, halve, truncatedField, truncatedLine, type Budget, type Truncated } from '../search/engine/budget.js';
 
 const input = toolInput({});
 

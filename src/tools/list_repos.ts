@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
-import type { LanguageCoverage } from '../search/coverage.js';
-import { ageText } from '../search/freshness.js';
-import { describeReasons } from '../search/skipped.js';
+import type { LanguageCoverage } from '../search/symbols/coverage.js';
+import { ageText } from '../search/vocab/freshness.js';
+import { describeReasons } from '../search/engine/skipped.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, text, toolInput } from './shared.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CODE_DEFAULTS, CodeSearchOutput, SEARCH_CODE, searchCode } from '../search/code.js';
-import { count } from '../search/completeness.js';
+import { count } from '../search/engine/completeness.js';
 import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';
 import { cursorArg, pagingFooter, queryLine, describedFilterArgs, text, toolInput } from './shared.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { count } from '../search/completeness.js';
+import { count } from '../search/engine/completeness.js';
 import { FILE_DEFAULTS, FileSearchOutput, SEARCH_FILES, searchFiles } from '../search/files.js';
 import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';

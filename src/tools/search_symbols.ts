@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { KINDS } from '../search/kinds.js';
-import { count } from '../search/completeness.js';
-import { clip } from '../search/budget.js';
+import { KINDS } from '../search/vocab/kinds.js';
+import { count } from '../search/engine/completeness.js';
+import { clip } from '../search/engine/budget.js';
 import { SEARCH_SYMBOLS, SYMBOL_DEFAULTS, searchSymbols, SymbolSearchOutput } from '../search/symbols.js';
 import { pageReads } from './freshness.js';
 import { defineTool } from './define.js';

@@ -1,8 +1,8 @@
 /** Argument schemas and rendering pieces that several tools share. */
 import { z } from 'zod';
 import { OUTPUT_CHARS_BOUNDS } from '../config.js';
-import { truncatedLine, type Truncated } from '../search/budget.js';
-import { notIndexedLine, type NotIndexedInScope } from '../search/skipped.js';
+import { truncatedLine, type Truncated } from '../search/engine/budget.js';
+import { notIndexedLine, type NotIndexedInScope } from '../search/engine/skipped.js';
 
 /**
  * A list of short strings. Its bounds guard the server and are checked here, not advertised:

@@ -7,7 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { WindowCache } from '../../src/search/window-cache.js';
+import { WindowCache } from '../../src/search/engine/window-cache.js';
 import { call, connectInProcess, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
 
 type Out = Record<string, unknown> & { next_cursor?: string };

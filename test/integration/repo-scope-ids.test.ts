@@ -4,9 +4,9 @@
  * by Zoekt otherwise than we meant. The fixture repositories are indexed with distinct IDs.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RepoScope } from '../../src/search/scope.js';
-import { Searcher } from '../../src/search/searcher.js';
-import { WindowCache } from '../../src/search/window-cache.js';
+import { RepoScope } from '../../src/search/engine/scope.js';
+import { Searcher } from '../../src/search/engine/searcher.js';
+import { WindowCache } from '../../src/search/engine/window-cache.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
 import { asFleet } from '../../src/zoekt/fleet.js';
 import { REPO_PREFIX } from '../support/zoekt.js';

@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
-import { RepoScope } from '../../src/search/scope.js';
+import { RepoScope } from '../../src/search/engine/scope.js';
 import { connectStreamable, startAdapter, type Adapter } from '../support/http.js';
 import { call, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';

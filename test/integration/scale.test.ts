@@ -76,7 +76,7 @@ describe('search_code walks every matching file of a broad query', { timeout: WA
     expect(new Set(paths).size).toBe(paths.length);
     expect(new Set(paths)).toEqual(expected);
     // Pages are full unless the output budget cut them, or files of many matches each took the
-    // call's rounds (search/file-walk.ts), which they then say.
+    // call's rounds (search/engine/file-walk.ts), which they then say.
     for (const p of pages.slice(0, -1)) if (!p.truncated && !/This page has \d+ of the 50 files/.test(String(p.hint))) expect((p.results as unknown[]).length).toBe(50);
     for (const p of pages) {
       expect(p.stats).toMatchObject({ files: expected.size, complete: true });

@@ -10,7 +10,7 @@
  * then asked for through search_symbols over MCP, the way an agent asks.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { normalizeKind } from '../../src/search/kinds.js';
+import { normalizeKind } from '../../src/search/vocab/kinds.js';
 import type { Corpus } from '../support/corpora.js';
 import { indexedSymbols, type IndexedSymbol } from '../support/index-symbols.js';
 import { call, connectInProcess, ok, type Connected } from '../support/mcp.js';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { serverFactory } from '../../src/server/factory.js';
-import type { WindowCache } from '../../src/search/window-cache.js';
-import type { WalkLimits } from '../../src/search/searcher.js';
+import type { WindowCache } from '../../src/search/engine/window-cache.js';
+import type { WalkLimits } from '../../src/search/engine/searcher.js';
 import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js';
 import { ROOT } from './zoekt.js';
 

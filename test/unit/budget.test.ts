@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, fewer, fitPage, fitToBudget, halve, lessOne, looksBinary, shorterLines, type Budget } from '../../src/search/budget.js';
+import { clip, fewer, fitPage, fitToBudget, halve, lessOne, looksBinary, shorterLines, type Budget } from '../../src/search/engine/budget.js';
 
 describe('dials', () => {
   it('step down to their floor and stop there', () => {

@@ -1,15 +1,15 @@
 /**
- * The fetch plan of search_code's walks (src/search/file-walk.ts, Searcher.cappedWindow) against
+ * The fetch plan of search_code's walks (src/search/engine/file-walk.ts, Searcher.cappedWindow) against
  * a fake Zoekt whose answers follow Zoekt's own rules for ranking ties and match caps: under a
  * match cap, rounds give one total order whatever order ties come in, every file once; later
  * pages resume from the cache or from nothing alike; a file with thousands of matches costs a
  * round, not a page; files of the path-ordered part come with at most their own cap.
  */
 import { describe, expect, it } from 'vitest';
-import { walkFiles, type FileWalkRequest } from '../../src/search/file-walk.js';
-import { RepoScope } from '../../src/search/scope.js';
-import { Searcher, type WalkLimits } from '../../src/search/searcher.js';
-import { WindowCache } from '../../src/search/window-cache.js';
+import { walkFiles, type FileWalkRequest } from '../../src/search/engine/file-walk.js';
+import { RepoScope } from '../../src/search/engine/scope.js';
+import { Searcher, type WalkLimits } from '../../src/search/engine/searcher.js';
+import { WindowCache } from '../../src/search/engine/window-cache.js';
 import { FakeZoekt, type FakeFile } from '../support/fake-zoekt.js';
 
 /** A seeded generator, so a failure can be replayed. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { CursorSigner } from '../../src/search/cursor.js';
+import { CursorSigner } from '../../src/search/engine/cursor.js';
 import { toolErrorOf } from '../support/refusals.js';
 
 const args = { query: 'foo', limit: 10, paths: ['src/'] };

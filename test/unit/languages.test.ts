@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { familyLanguages, languageParts, NON_CODE_LANGUAGES, resolveLanguage } from '../../src/search/languages.js';
+import { familyLanguages, languageParts, NON_CODE_LANGUAGES, resolveLanguage } from '../../src/search/vocab/languages.js';
 import { render, and } from '../../src/zoekt/query.js';
 
 function errorOf(fn: () => unknown): ToolError {

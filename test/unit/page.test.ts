@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { CursorSigner } from '../../src/search/cursor.js';
-import { paginate } from '../../src/search/page.js';
+import { CursorSigner } from '../../src/search/engine/cursor.js';
+import { paginate } from '../../src/search/engine/page.js';
 import { AnswerTooLarge } from '../../src/zoekt/client.js';
 
 describe('paginate', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareStrings, fetchPage, type PagingOrder } from '../../src/search/paging.js';
+import { compareStrings, fetchPage, type PagingOrder } from '../../src/search/engine/paging.js';
 
 interface Item {
   id: string;
@@ -82,7 +82,7 @@ describe('fetchPage with a cached window', () => {
 
 describe('grouped', () => {
   it("groups thousands exactly as toLocaleString('en-US') does", async () => {
-    const { grouped } = await import('../../src/search/completeness.js');
+    const { grouped } = await import('../../src/search/engine/completeness.js');
     for (const n of [0, 7, 999, 1000, 5920, 99_332, 1_000_000, 4_000_000, 123_456_789, 2 ** 53 - 1]) expect(grouped(n)).toBe(n.toLocaleString('en-US'));
   });
 });

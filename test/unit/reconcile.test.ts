@@ -68,7 +68,7 @@ describe('reconcile: lists in, index actions out', () => {
 
 describe('an exact scope (a local list)', () => {
   it('allows exactly the names, not names ending in them, and nothing when the list is empty', async () => {
-    const { RepoScope } = await import('../../src/search/scope.js');
+    const { RepoScope } = await import('../../src/search/engine/scope.js');
     const scope = RepoScope.exactly(['notes', 'acme/a.b']);
     expect(['notes', 'acme/a.b'].map((n) => scope.allows(n))).toEqual([true, true]);
     expect(['x/notes', 'notes2', 'acme/aXb'].map((n) => scope.allows(n))).toEqual([false, false, false]);

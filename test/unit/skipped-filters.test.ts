@@ -1,13 +1,13 @@
 /**
- * A search's filters evaluated in memory on the placeholders of the index (search/skipped.ts):
+ * A search's filters evaluated in memory on the placeholders of the index (search/engine/skipped.ts):
  * RE2 regexes translated to JavaScript only where the two mean the same, and the filter parts as
  * the query builders write them. The integration test (skipped-files.test.ts) checks the answers
  * against Zoekt's own; these pin the translation.
  */
 import { describe, expect, it } from 'vitest';
-import { filterParts } from '../../src/search/filters.js';
-import { pathGlobToRegex, repoGlobToRegex } from '../../src/search/globs.js';
-import { compileFilters, generationOf, re2ToJs } from '../../src/search/skipped.js';
+import { filterParts } from '../../src/search/vocab/filters.js';
+import { pathGlobToRegex, repoGlobToRegex } from '../../src/search/vocab/globs.js';
+import { compileFilters, generationOf, re2ToJs } from '../../src/search/engine/skipped.js';
 import * as q from '../../src/zoekt/query.js';
 import type { RepoInfo } from '../../src/zoekt/wire.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { normalizeKind, parseKinds } from '../../src/search/kinds.js';
+import { normalizeKind, parseKinds } from '../../src/search/vocab/kinds.js';
 import { definesAt, parseName, wordRegex } from '../../src/search/symbols.js';
 import { toolErrorOf } from '../support/refusals.js';
 

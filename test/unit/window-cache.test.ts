@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WindowCache, type Window } from '../../src/search/window-cache.js';
+import { WindowCache, type Window } from '../../src/search/engine/window-cache.js';
 import type { FileHit } from '../../src/zoekt/wire.js';
 
 const stats = { fileCount: 0, matchCount: 0, durationMs: 0 };

@@ -6,8 +6,8 @@
  * Every name sent to Zoekt is a canonical one: Zoekt turns a `lang:` value it does not know into
  * "match nothing" without an error, so an unknown language has to be caught here.
  */
-import { invalidArgument } from '../errors.js';
-import * as q from '../zoekt/query.js';
+import { invalidArgument } from '../../errors.js';
+import * as q from '../../zoekt/query.js';
 import { closest } from './text-distance.js';
 import { LINGUIST, type LinguistType } from './linguist.js';
 

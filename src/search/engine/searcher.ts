@@ -2,12 +2,12 @@
  * Zoekt searches as the tools need them: a ranked window of `size` files for a query, served
  * from the window cache when an earlier call already fetched enough of it.
  */
-import * as q from '../zoekt/query.js';
+import * as q from '../../zoekt/query.js';
 import { createHash } from 'node:crypto';
-import { ToolError } from '../errors.js';
-import type { ZoektFleet } from '../zoekt/fleet.js';
+import { ToolError } from '../../errors.js';
+import type { ZoektFleet } from '../../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
-import type { FileHit, RepoListResult } from '../zoekt/wire.js';
+import type { FileHit, RepoListResult } from '../../zoekt/wire.js';
 import { CursorSigner } from './cursor.js';
 import { randomBytes } from 'node:crypto';
 import { RepoScope } from './scope.js';

@@ -5,8 +5,8 @@
  * miss (eviction, restart, another replica) costs one Zoekt call and gives the same page.
  */
 import { LRUCache } from 'lru-cache';
-import type { FileHit, SearchStatsOut } from '../zoekt/wire.js';
-import type { Metrics } from '../metrics.js';
+import type { FileHit, SearchStatsOut } from '../../zoekt/wire.js';
+import type { Metrics } from '../../metrics.js';
 import { derivedBytes, fileHitBytes, stringBytes } from './heap-size.js';
 
 export interface Window {

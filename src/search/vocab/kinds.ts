@@ -5,7 +5,7 @@
  * regex says `classes`. The tree-sitter extractor writes SCIP's kind names (`Method`,
  * `EnumMember`, `TypeAlias`…). Agents filter on one vocabulary; `raw_kind` keeps the parser's word.
  */
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../../errors.js';
 import { closest } from './text-distance.js';
 
 export const KINDS = [

@@ -11,7 +11,7 @@
  *   to 8; a substring of 13 characters or more is a 32-byte slice that keeps its parent alive;
  *   JSON.parse hands out one shared copy of each short string value (kinds, languages, names).
  */
-import { ZoektChunk, type Chunk, type EncodedChunk, type FileHit, type MatchRange, type SymbolHit } from '../zoekt/wire.js';
+import { ZoektChunk, type Chunk, type EncodedChunk, type FileHit, type MatchRange, type SymbolHit } from '../../zoekt/wire.js';
 
 const POINTER = 8;
 const OBJECT = 24;

@@ -2,7 +2,7 @@
  * The filters shared by the search tools, turned into Zoekt query parts. They are pre-filters:
  * they go inside the query Zoekt runs, so a page is never short because of them.
  */
-import * as q from '../zoekt/query.js';
+import * as q from '../../zoekt/query.js';
 import { pathGlobToRegex, repoGlobToRegex } from './globs.js';
 import { languageParts, type LanguageFilters } from './languages.js';
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { CursorSigner } from './cursor.js';
 import type { Partial } from './completeness.js';
-import { AnswerTooLarge } from '../zoekt/client.js';
+import { AnswerTooLarge } from '../../zoekt/client.js';
 
 /** The fields every paged output ends with. */
 export const pagingFields = {

@@ -3,7 +3,7 @@
  * stopped early (see StopCause in the wire layer); a walk over pages may also have a bound of
  * its own. Both become `partial: { reason, hint }` on the page and `complete: false` in stats.
  */
-import type { MissingBackend, SearchStatsOut, StopCause } from '../zoekt/wire.js';
+import type { MissingBackend, SearchStatsOut, StopCause } from '../../zoekt/wire.js';
 
 export interface Partial {
   reason: string;

@@ -26,8 +26,8 @@
  *   a lower bound (`FileHit.matchesCut`);
  * - the counts come from Zoekt's stats, which its display caps do not change.
  */
-import * as q from '../zoekt/query.js';
-import type { Chunk, FileHit, SearchStatsOut } from '../zoekt/wire.js';
+import * as q from '../../zoekt/query.js';
+import type { Chunk, FileHit, SearchStatsOut } from '../../zoekt/wire.js';
 import { grouped, NARROW_HINT, zoektPartial, type Partial } from './completeness.js';
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';

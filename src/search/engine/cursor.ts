@@ -7,7 +7,7 @@
  * resumes from it.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ToolError } from '../errors.js';
+import { ToolError } from '../../errors.js';
 
 // 3: find_references offsets start usages at 1 and carry definitions cut by the output budget.
 const VERSION = 3;

@@ -4,9 +4,9 @@
  * one balanced group), and every answer is checked again against it, so neither query text nor
  * arguments can reach another repository.
  */
-import { ToolError } from '../errors.js';
-import * as q from '../zoekt/query.js';
-import { repoGlobToRegex } from './globs.js';
+import { ToolError } from '../../errors.js';
+import * as q from '../../zoekt/query.js';
+import { repoGlobToRegex } from '../vocab/globs.js';
 
 export class RepoScope {
   readonly globs: readonly string[];

@@ -8,9 +8,9 @@
  * own scope is then worked out in memory from that list (see `Generation`, `compileFilters`).
  */
 import { z } from 'zod';
-import { deadlineWithin, withDeadline } from '../deadline.js';
-import * as q from '../zoekt/query.js';
-import type { FileHit, RepoInfo } from '../zoekt/wire.js';
+import { deadlineWithin, withDeadline } from '../../deadline.js';
+import * as q from '../../zoekt/query.js';
+import type { FileHit, RepoInfo } from '../../zoekt/wire.js';
 import type { Searcher } from './searcher.js';
 import { compareStrings } from './paging.js';
 

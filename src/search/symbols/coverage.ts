@@ -10,10 +10,10 @@
  * Computed once per state of the index (keyed by the repositories' index times) and kept.
  */
 import { z } from 'zod';
-import { deadlineWithin, withDeadline } from '../deadline.js';
-import * as q from '../zoekt/query.js';
-import type { RepoInfo } from '../zoekt/wire.js';
-import type { Searcher } from './searcher.js';
+import { deadlineWithin, withDeadline } from '../../deadline.js';
+import * as q from '../../zoekt/query.js';
+import type { RepoInfo } from '../../zoekt/wire.js';
+import type { Searcher } from '../engine/searcher.js';
 
 export const PARSERS = ['tree-sitter', 'universal-ctags', 'tree-sitter+universal-ctags', 'none'] as const;
 export type Parser = (typeof PARSERS)[number];

@@ -4,8 +4,8 @@
  * branch called `main`, though `main` is what HEAD was. Asking it for `main` would find nothing
  * and say nothing; here it is searched as `HEAD`, and the answer says so.
  */
-import * as q from '../zoekt/query.js';
-import type { Searcher } from './searcher.js';
+import * as q from '../../zoekt/query.js';
+import type { Searcher } from '../engine/searcher.js';
 
 export interface BranchChoice {
   /** The branch to search. */
