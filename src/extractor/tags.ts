@@ -5,7 +5,7 @@
  * Kinds are the names of SCIP's SymbolInformation.Kind (PascalCase). Zoekt lower-cases a kind
  * before ranking by it, so `Class`, `Method`, `Function`… rank as Universal Ctags' `class`,
  * `method`, `function` do; and because Universal Ctags never writes a kind in PascalCase, the
- * kinds in an index also tell which of the two parsers tagged a file (see search/symbols/coverage.ts).
+ * kinds in an index also tell which of the two parsers tagged a file (see search/definitions/coverage.ts).
  */
 import type { Node } from 'web-tree-sitter';
 

@@ -14,7 +14,7 @@ import type { Searcher } from './engine/searcher.js';
 import { closest, editDistance } from './vocab/text-distance.js';
 import { fewer, fitToBudget, shorterLines, Truncated, type Budget } from './engine/budget.js';
 import { OUTPUT_CHARS_BOUNDS } from '../config.js';
-import { definitionSpan } from './symbols/definition-span.js';
+import { definitionSpan } from './definitions/definition-span.js';
 import { symbolsOf } from './symbols.js';
 
 export const GET_FILE = 'get_file';

@@ -8,7 +8,7 @@ import { VERSION } from '../version.js';
 import { z } from 'zod';
 import { combineReadiness } from '../zoekt/fleet.js';
 import { missingBackends } from './engine/completeness.js';
-import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './symbols/coverage.js';
+import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './definitions/coverage.js';
 import type { Searcher } from './engine/searcher.js';
 import { indexSkipped, NotIndexedCounts } from './engine/skipped.js';
 import type { Metrics } from '../metrics.js';
@@ -39,7 +39,7 @@ export const HealthOutput = z.object({
       not_indexed: NotIndexedCounts.extend({ repos: z.number().int(), complete: z.boolean() }).optional(),
       /**
        * Per language: files, files with at least one symbol, and the parser that produced them
-       * (search/symbols/coverage.ts). Absent while it is still being read (the next call has it).
+       * (search/definitions/coverage.ts). Absent while it is still being read (the next call has it).
        */
       symbols: z.object({ languages: z.array(LanguageCoverage), complete: z.boolean() }).optional(),
       oldest_index_time: z.string().optional(),

@@ -6,7 +6,7 @@ import type { RepoInfo } from '../zoekt/wire.js';
 import * as q from '../zoekt/query.js';
 import { z } from 'zod';
 import { missingBackends } from './engine/completeness.js';
-import { inTime, LanguageCoverage, repoCoverage } from './symbols/coverage.js';
+import { inTime, LanguageCoverage, repoCoverage } from './definitions/coverage.js';
 import { IndexState } from './vocab/freshness.js';
 import { paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { repoGlobToRegex } from './vocab/globs.js';
@@ -38,7 +38,7 @@ const RepoEntry = z.object({
   has_symbols: z.boolean(),
   /**
    * Per language: files, files with at least one symbol, and the parser that produced them
-   * (search/symbols/coverage.ts). Absent while it is still being read from the index.
+   * (search/definitions/coverage.ts). Absent while it is still being read from the index.
    */
   symbols: z.array(LanguageCoverage).optional(),
   files: z.number().int(),

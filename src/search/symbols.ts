@@ -26,13 +26,13 @@ import { compareStrings } from './engine/paging.js';
 import { fileId, type Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { derived, type Window } from './engine/window-cache.js';
-import { languagesCoverage, type LanguageCoverage } from './symbols/coverage.js';
+import { languagesCoverage, type LanguageCoverage } from './definitions/coverage.js';
 import { resolveLanguage } from './vocab/languages.js';
-import { isTest, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, TWIN, twinKey, type PathClass } from './symbols/prominence.js';
+import { isTest, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, TWIN, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
-import { coverage, descriptionWords, relatedWords, spellings } from './symbols/words.js';
-import { loadVocabulary, MAX_RELATED, relatedTo } from './symbols/vocabulary.js';
-import { DOC_LINES, documentationOf } from './symbols/documentation.js';
+import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
+import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
+import { DOC_LINES, documentationOf } from './definitions/documentation.js';
 import type { ReferenceOutput } from './references.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';

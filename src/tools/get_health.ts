@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeLanguage, withoutSymbols } from '../search/symbols/coverage.js';
+import { describeLanguage, withoutSymbols } from '../search/definitions/coverage.js';
 import { describeReasons } from '../search/engine/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from './freshness.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIST_REPOS, LIST_REPOS_DEFAULTS, listRepos, ListReposOutput } from '../search/repos.js';
-import type { LanguageCoverage } from '../search/symbols/coverage.js';
+import type { LanguageCoverage } from '../search/definitions/coverage.js';
 import { ageText } from '../search/vocab/freshness.js';
 import { describeReasons } from '../search/engine/skipped.js';
 import { defineTool } from './define.js';

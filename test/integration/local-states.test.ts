@@ -116,7 +116,7 @@ describe('the state of a fresh spawn', () => {
 
   // After a delta, Zoekt's repository list gives the repository the IndexMetadata of one of its
   // shards, often the delta's, whose LanguageMap names only the changed files' languages; the
-  // coverage counts every language seen before until it has no file (src/search/symbols/coverage.ts).
+  // coverage counts every language seen before until it has no file (src/search/definitions/coverage.ts).
   it('symbol coverage in get_health is the same before and after a delta build', async () => {
     const repo = gitRepo('webapp', join(work, 'cov'), 'acme/cov');
     const data = join(work, 'data-cov');

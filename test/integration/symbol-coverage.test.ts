@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { LanguageCoverage } from '../../src/search/symbols/coverage.js';
+import type { LanguageCoverage } from '../../src/search/definitions/coverage.js';
 import { listFiles } from '../support/corpora.js';
 import { call, connectInProcess, ok, textOf, type Connected } from '../support/mcp.js';
 import { tsDeclarations } from '../support/truth/ts-decls.js';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { extract } from '../../src/extractor/extract.js';
 import { grammar, type GrammarId } from '../../src/extractor/languages.js';
-import { isDeclaration, isNested, isPublic, prominence, type Definition } from '../../src/search/symbols/prominence.js';
+import { isDeclaration, isNested, isPublic, prominence, type Definition } from '../../src/search/definitions/prominence.js';
 import { rankByName } from '../../src/search/symbols.js';
 import type { Chunk, FileHit } from '../../src/zoekt/wire.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { definitionSpan } from '../../src/search/symbols/definition-span.js';
+import { definitionSpan } from '../../src/search/definitions/definition-span.js';
 
 /** The span of the definition on the line marked `<<`, as [start, end]. */
 function spanOf(text: string, language: string): [number, number] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { documentationOf } from '../../src/search/symbols/documentation.js';
+import { documentationOf } from '../../src/search/definitions/documentation.js';
 
 /** The documentation of the definition on the line marked `<<`, from the text as a file. */
 function docOf(text: string, language: string): string | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublic, isTest, prominence, type Definition } from '../../src/search/symbols/prominence.js';
+import { isPublic, isTest, prominence, type Definition } from '../../src/search/definitions/prominence.js';
 
 const def = (language: string, name: string, signature: string, extra: Partial<Definition> = {}): Definition => ({ name, language, signature, path: 'src/a', ...extra });
 

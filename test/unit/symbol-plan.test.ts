@@ -6,7 +6,7 @@
  * nested in a function, a declaration, a twin of a duplicated file's definition).
  */
 import { describe, expect, it } from 'vitest';
-import { neverPublic, peersOf, prominence, rivalsOf, TWIN, type Definition, type PathClass } from '../../src/search/symbols/prominence.js';
+import { neverPublic, peersOf, prominence, rivalsOf, TWIN, type Definition, type PathClass } from '../../src/search/definitions/prominence.js';
 
 const LANGUAGES = ['Go', 'Python', 'TypeScript', 'Rust', 'C', 'Markdown'];
 const NAMES = ['Server', 'server', '_server', '__init__', 'init'];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { concept, coverage, descriptionWords, identifierWords, relatedWords, stem } from '../../src/search/symbols/words.js';
-import { loadVocabulary, relatedTo } from '../../src/search/symbols/vocabulary.js';
+import { concept, coverage, descriptionWords, identifierWords, relatedWords, stem } from '../../src/search/definitions/words.js';
+import { loadVocabulary, relatedTo } from '../../src/search/definitions/vocabulary.js';
 
 describe('identifier words', () => {
   it.each([
@@ -71,7 +71,7 @@ describe('stems', () => {
   });
 });
 
-describe('related words (WordNet, src/search/symbols/vocabulary.ts)', () => {
+describe('related words (WordNet, src/search/definitions/vocabulary.ts)', () => {
   it('reach the words a name uses for the same thing, through inflections and compound pronouns', async () => {
     const vocabulary = await loadVocabulary();
     expect(relatedTo(vocabulary, 'indentation')).toContain('indent');
