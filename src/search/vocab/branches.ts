@@ -5,7 +5,12 @@
  * and say nothing; here it is searched as `HEAD`, and the answer says so.
  */
 import * as q from '../../zoekt/query.js';
-import type { Searcher } from '../engine/searcher.js';
+import type { RepoListResult } from '../../zoekt/wire.js';
+
+/** What a branch is resolved through: the indexed repositories a `repo:` query names (the searcher, within its scope). */
+export interface RepoLister {
+  list(query: string, signal?: AbortSignal): Promise<RepoListResult>;
+}
 
 export interface BranchChoice {
   /** The branch to search. */
@@ -19,7 +24,7 @@ export interface BranchChoice {
 const HEAD = 'HEAD';
 
 /** `repos`: the repositories the search is limited to (their `repo:` filter), or none for all. */
-export async function resolveBranch(searcher: Searcher, branch: string, repos: q.QueryPart[], signal?: AbortSignal): Promise<BranchChoice> {
+export async function resolveBranch(searcher: RepoLister, branch: string, repos: q.QueryPart[], signal?: AbortSignal): Promise<BranchChoice> {
   const listed = await searcher.list(repos.length ? q.render(q.and(...repos)) : '', signal);
   const indexed = [...new Set(listed.repos.flatMap((r) => r.branches.map((b) => b.name)))].sort();
   const headOnly = listed.repos.filter((r) => r.branches.length === 1 && r.branches[0]!.name === HEAD);
