@@ -15,7 +15,7 @@ import { closest, editDistance } from './vocab/text-distance.js';
 import { fewer, fitToBudget, shorterLines, Truncated, type Budget } from './engine/budget.js';
 import { OUTPUT_CHARS_BOUNDS } from '../config.js';
 import { definitionSpan } from './definitions/definition-span.js';
-import { symbolsOf } from './symbols.js';
+import { symbolsOf } from './definitions/symbol.js';
 
 export const GET_FILE = 'get_file';
 

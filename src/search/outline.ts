@@ -11,7 +11,7 @@ import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget 
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { findFile } from './file.js';
 import type { Searcher } from './engine/searcher.js';
-import { symbolsOf, type SymbolResult } from './symbols.js';
+import { symbolsOf, type SymbolResult } from './definitions/symbol.js';
 
 export const GET_FILE_OUTLINE = 'get_file_outline';
 

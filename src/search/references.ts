@@ -23,7 +23,8 @@ import { compareStrings } from './engine/paging.js';
 import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './engine/budget.js';
-import { buildSymbolQuery, candidateFiles, IDENTIFIER_CHAR, parseName, symbolsOf, wordRegex, type SymbolResult } from './symbols.js';
+import { buildSymbolQuery, candidateFiles, parseName, wordRegex } from './definitions/by-name.js';
+import { IDENTIFIER_CHAR, symbolsOf, type SymbolResult } from './definitions/symbol.js';
 
 export const FIND_REFERENCES = 'find_references';
 
@@ -152,7 +153,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
   // Definitions are listed by path and line, not by score.
-  const definitionsQuery = buildSymbolQuery({ ...filters, name: symbol, case_sensitive: true, include_vendored: true }, pattern, true);
+  const definitionsQuery = buildSymbolQuery({ ...filters, case_sensitive: true, include_vendored: true }, pattern, true);
   const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
   let definitionSymbols: SymbolResult[] = [];
@@ -345,7 +346,7 @@ async function referencesHint(
   if (definitions === 0 && usages === 0) {
     // What the index holds of the word otherwise: in another case, or inside longer words.
     const [otherCase, inWords] = await Promise.all([
-      searcher.count(buildSymbolQuery({ ...args, name: member, case_sensitive: false, include_vendored: true }, parseName(member, false)), signal),
+      searcher.count(buildSymbolQuery({ ...args, case_sensitive: false, include_vendored: true }, parseName(member, false)), signal),
       searcher.count(q.render(q.and(q.caseMode('no'), q.content(q.escapeRegex(member)), ...filterParts(args))), signal),
     ]);
     const found = [

@@ -13,13 +13,12 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
-import { checkRegexBounds } from '../zoekt/query-bounds.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { grouped, NARROW_HINT, zoektPartial, type Partial as PartialNote } from './engine/completeness.js';
-import { describeFilters, filterParts, vendoredPart, type SharedFilters } from './vocab/filters.js';
-import { isGlob, nameGlobToRegex } from './vocab/globs.js';
-import { normalizeKind, parseKinds, type Kind } from './vocab/kinds.js';
+import { describeFilters, filterParts, vendoredPart } from './vocab/filters.js';
+import { isGlob } from './vocab/globs.js';
+import { parseKinds, type Kind } from './vocab/kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { indexAgeField } from './vocab/freshness.js';
 import { compareStrings } from './engine/paging.js';
@@ -33,48 +32,23 @@ import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget 
 import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
 import { DOC_LINES, documentationOf } from './definitions/documentation.js';
-import type { ReferenceOutput } from './references.js';
+import { buildSymbolQuery, candidateFiles, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
+import { IDENTIFIER_WORD, scopeSegments, SymbolResult, symbolsOf } from './definitions/symbol.js';
+import { findReferences, type ReferenceOutput } from './references.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
 
-export interface SymbolSearchArgs extends SharedFilters {
+export interface SymbolSearchArgs extends SymbolQueryArgs {
   /** Exactly one of name and description. */
   name?: string | undefined;
   description?: string | undefined;
   regex?: boolean | undefined;
-  case_sensitive?: boolean | undefined;
   kinds?: string[] | undefined;
-  include_vendored?: boolean | undefined;
   /** Count each result's usages, as find_references would (a search per result). */
   references?: boolean | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
-
-const SymbolResult = z.object({
-  name: z.string(),
-  kind: z.string(),
-  raw_kind: z.string(),
-  parent: z.string().optional(),
-  parent_kind: z.string().optional(),
-  qualified_name: z.string(),
-  language: z.string(),
-  repo: z.string(),
-  path: z.string(),
-  line: z.number().int(),
-  column: z.number().int(),
-  signature: z.string(),
-  /** A description search: how much of the description the name covers (0–1), and the words it matched. */
-  score: z.number().optional(),
-  matched_words: z.array(z.string()).optional(),
-  /** A description search: the enclosing type and a few symbols beside it. */
-  related: z.object({ parent: z.string().optional(), siblings: z.array(z.string()) }).optional(),
-  /** The doc comment or docstring of the definition, trimmed (documentation.ts). */
-  documentation: z.string().optional(),
-  /** On request: the usage lines find_references counts for it; `complete` false makes it a lower bound. */
-  references: z.object({ count: z.number().int(), complete: z.boolean() }).optional(),
-});
-export type SymbolResult = z.infer<typeof SymbolResult>;
 
 export const SymbolSearchOutput = z.object({
   zoekt_query: z.string(),
@@ -90,93 +64,6 @@ export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 
 export const SYMBOL_DEFAULTS = { limit: 20 };
 
-/** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
-// A window of 5,000 files of symbols is an answer past the cap for Zoekt to build (bench/README.md, "Zoekt's memory").
-const FILE_WINDOWS = [500, 2000];
-
-/** What the `name` argument asks for. */
-export interface NamePattern {
-  /** The regex sent in `sym:`, anchored. */
-  symRegex: string;
-  /** The enclosing type's name segments (`acme::UserService::find` → ['acme', 'UserService']). */
-  parent?: string[];
-  /** The member part of a qualified name, as written; the whole name otherwise. */
-  member: string;
-  /** A dotted name may also be one symbol's whole name (Markdown headings, Java packages). */
-  wholeName?: string;
-  /** The literal text a name starts with, for the prefix rank. */
-  literalPrefix: string;
-  /** `::name`: only definitions with no enclosing type. */
-  global?: boolean;
-  /** No exact name matched, so the name is looked for inside names (case-insensitive): the hint says so. */
-  substring?: boolean;
-}
-
-const SEPARATOR = /::|\./;
-
-function memberRegex(text: string, asRegex: boolean): string {
-  if (asRegex) return text;
-  return isGlob(text) ? nameGlobToRegex(text) : `^${q.escapeRegex(text)}$`;
-}
-
-function stripAnchors(re: string): string {
-  return re.replace(/^\^/, '').replace(/\$$/, '');
-}
-
-export function parseName(name: string, asRegex: boolean): NamePattern {
-  const text = name.trim();
-  if (text === '') throw invalidArgument('name is empty', "Give a symbol name ('UserService'), a glob ('get*'), or a qualified name ('Server.start').");
-  if (asRegex) {
-    checkRegexBounds(text, 'the name regex');
-    return { symRegex: text, member: text, literalPrefix: '' };
-  }
-  if (text.startsWith('::') && !/^(?:::|[.:])+$/.test(text)) {
-    // `::main`: a global definition, one with no enclosing type.
-    const member = text.slice(2);
-    if (SEPARATOR.test(member)) throw invalidArgument(`'${text}' names a member after '::'`, "'::name' finds a global (unparented) definition: give one name after '::' ('::main'); for a member, give its type first ('Server.start').");
-    return { symRegex: memberRegex(member, false), member, literalPrefix: literalPrefixOf(member), global: true };
-  }
-  if (/^(?:::|[.:])+$/.test(text)) {
-    throw invalidArgument(
-      `name '${text}' has only separators, no name`,
-      "Give a symbol name ('start'), a qualified name ('Server.start', 'UserService::find'), or a type and a separator to list its members ('Server.', 'UserService::'). To match names by pattern, set regex: true.",
-    );
-  }
-  const match = /^(.*?)(?:::|\.)((?:(?!::|\.).)*)$/.exec(text);
-  if (!match || match[1] === '') {
-    return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text) };
-  }
-  const parent = match[1]!.split(SEPARATOR).filter(Boolean);
-  if (parent.length === 0) {
-    throw invalidArgument(
-      `the type part of '${text}' is only separators`,
-      `Put the type's name before the separator ('Server.${match[2] || 'start'}'), or drop the separators to search the bare name ('${match[2] || 'start'}').`,
-    );
-  }
-  const listing = match[2] === '';
-  const member = listing ? '*' : match[2]!;
-  if (parent.some(isGlob)) {
-    throw invalidArgument(`the type part of '${text}' is a glob`, "Globs work in the member part only: 'Server.get*', 'UserService::*'. For other patterns set regex: true.");
-  }
-  const memberRe = memberRegex(member, false);
-  const whole = listing || isGlob(text) ? undefined : text;
-  // Also accept a symbol whose whole name is the dotted text (Markdown headings, Java packages).
-  const symRegex = whole ? `^(?:${stripAnchors(memberRe)}|${q.escapeRegex(whole)})$` : memberRe;
-  const pattern: NamePattern = { symRegex, parent, member, literalPrefix: literalPrefixOf(member) };
-  if (whole) pattern.wholeName = whole;
-  return pattern;
-}
-
-function literalPrefixOf(glob: string): string {
-  const at = glob.search(/[*?[\\]/);
-  return at < 0 ? glob : glob.slice(0, at);
-}
-
-/** The segments of a symbol's scope: `acme::UserService`, `server.Server`, `Outer.Inner`. */
-function scopeSegments(scope: string): string[] {
-  return scope.split(/::|\.|#|\//).filter(Boolean);
-}
-
 function sameText(a: string, b: string, caseSensitive: boolean): boolean {
   return caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
 }
@@ -189,8 +76,6 @@ function parentMatches(asked: string[], scope: string, caseSensitive: boolean): 
   return asked.every((seg, i) => sameText(seg, tail[i]!, caseSensitive));
 }
 
-const SCOPE_SEPARATOR: Record<string, string> = { 'C++': '::', Rust: '::', PHP: '::', 'Objective-C++': '::' };
-
 interface Ranked {
   symbol: SymbolResult;
   tier: number;
@@ -199,12 +84,6 @@ interface Ranked {
   score: number;
   /** What its copies in duplicated files share (prominence.ts, twinKey), among exact names. */
   copy?: string;
-}
-
-/** The identifier as a whole word; `\b` only where the identifier starts or ends with a word character. */
-export function wordRegex(identifier: string): string {
-  const body = q.escapeRegex(identifier);
-  return `${/^\w/.test(identifier) ? '\\b' : ''}${body}${/\w$/.test(identifier) ? '\\b' : ''}`;
 }
 
 function rankTier(name: string, pattern: NamePattern): number {
@@ -226,111 +105,6 @@ function compareRanked(a: Ranked, b: Ranked): number {
     a.symbol.column - b.symbol.column ||
     compareStrings(a.symbol.name, b.symbol.name)
   );
-}
-
-/** What stands before a name in an expression: `x = f(`, `=> f(`, `return f(`, `a && f(`. */
-const EXPRESSION_BEFORE = /(?:=>?|[!?]|&&|\|\||\b(?:return|await|new|yield|throw))\s*$/;
-/** A call: the name, maybe type arguments, then `(`. */
-const CALL_AFTER = /^\s*(?:<[^()]*>)?\s*\(/;
-
-/**
- * Whether the line really defines `name`. Universal Ctags sometimes tags a name that is only called on
- * the line (`const c = f(o)` tagged as a definition of `f`); a line defines the name when one of
- * its whole-word occurrences is not such a call. (Zoekt points at the first occurrence, which on a
- * minified line may be a call before the real `function f(`.)
- */
-export function definesAt(line: string, name: string): boolean {
-  // Called for every candidate symbol of a window (thousands per call): plain string search, no
-  // regex built per name.
-  let seen = false;
-  for (let at = name === '' ? -1 : line.indexOf(name); at >= 0; at = line.indexOf(name, at + 1)) {
-    const end = at + name.length;
-    if (isIdentifierChar(codePointBefore(line, at)) || isIdentifierChar(line.codePointAt(end))) continue;
-    seen = true;
-    if (!(CALL_AFTER.test(line.slice(end)) && EXPRESSION_BEFORE.test(line.slice(0, at)))) return true;
-    at = end - 1;
-  }
-  // A name a parser reported that the line does not spell out (a generated or renamed tag): keep it.
-  return !seen;
-}
-
-/** A character that continues an identifier: a letter or digit of any script, `_` or `$`. */
-export const IDENTIFIER_CHAR = /[\p{L}\p{N}_$]/u;
-const IDENTIFIER_WORD = /^[\p{L}\p{N}_$]+$/u;
-
-function isIdentifierChar(codePoint: number | undefined): boolean {
-  return codePoint !== undefined && IDENTIFIER_CHAR.test(String.fromCodePoint(codePoint));
-}
-
-/** The code point that ends just before `at` (a surrogate pair read whole). */
-function codePointBefore(s: string, at: number): number | undefined {
-  if (at === 0) return undefined;
-  const low = s.charCodeAt(at - 1);
-  if (low >= 0xdc00 && low <= 0xdfff && at >= 2) {
-    const high = s.charCodeAt(at - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return s.codePointAt(at - 2);
-  }
-  return low;
-}
-
-/** Every symbol definition in a file hit, with kinds normalized and parents bare. */
-export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string }[] {
-  const out: { symbol: SymbolResult; scope: string }[] = [];
-  const seen = new Set<string>();
-  for (const chunk of file.chunks) {
-    if (chunk.fileName) continue;
-    for (const range of chunk.ranges) {
-      const sym = range.symbol;
-      if (!sym) continue;
-      const key = `${range.line}:${range.column}:${sym.name}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const lineText = chunk.lines[range.line - chunk.startLine] ?? '';
-      if (!definesAt(lineText, sym.name)) continue;
-      // A Go or Java package is the scope of every symbol in it, not an enclosing type.
-      const scoped = sym.parent !== '' && sym.parentKind !== 'package';
-      const kind = normalizeKind(sym.kind, file.language, scoped ? sym.parentKind : undefined);
-      const parent = scoped ? scopeSegments(sym.parent).pop() ?? sym.parent : undefined;
-      const separator = SCOPE_SEPARATOR[file.language] ?? '.';
-      const symbol: SymbolResult = {
-        name: sym.name,
-        kind: kind ?? sym.kind,
-        raw_kind: sym.kind,
-        qualified_name: parent ? `${parent}${separator}${sym.name}` : sym.name,
-        language: file.language,
-        repo: file.repo,
-        path: file.path,
-        line: range.line,
-        column: range.column,
-        signature: lineText.trim(),
-      };
-      if (parent) {
-        symbol.parent = parent;
-        if (sym.parentKind) symbol.parent_kind = sym.parentKind;
-      }
-      out.push({ symbol, scope: scoped ? sym.parent : '' });
-    }
-  }
-  return out;
-}
-
-/**
- * `unscored`: for a caller that does not rank by Zoekt's score (find_references' definitions), the
- * type's name only filters files, under a double negation: Zoekt then neither scores it nor sends
- * its every mention as a match (a fifth of the answer for `Reader.Read` over Go's tree).
- */
-export function buildSymbolQuery(args: SymbolSearchArgs, pattern: NamePattern, unscored = false): string {
-  const caseSensitive = args.case_sensitive ?? false;
-  const parts: q.QueryPart[] = [q.caseMode(caseSensitive ? 'yes' : 'no'), q.sym(pattern.symRegex)];
-  // A member's file mentions its type (so does a symbol named by the whole dotted text): a cheap
-  // pre-filter that keeps `Parent::` listings small.
-  if (pattern.parent) {
-    const mentioned = q.regex(wordRegex(pattern.parent[pattern.parent.length - 1]!));
-    parts.push(unscored ? q.not(q.not(mentioned)) : mentioned);
-  }
-  parts.push(...filterParts(args));
-  if (!args.include_vendored) parts.push(q.not(vendoredPart()));
-  return q.render(q.and(...parts));
 }
 
 /**
@@ -591,27 +365,6 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
 async function checkLeftOut(ask: (query: string, size: number) => Promise<Window>, query: string, files: Map<string, FileHit>): Promise<void> {
   const w = await ask(`${query} ${onlyThese(files.values())}`, 1);
   if (Math.max(w.stats.fileCount, w.files.length) !== files.size) throw new GiveWay();
-}
-
-/** Every file with a matching symbol, up to the last window's cap. */
-export async function candidateFiles(
-  searcher: Searcher,
-  query: string,
-  fresh: boolean,
-  signal?: AbortSignal,
-  /** How many files match, when an earlier search said: windows too small for them are skipped. */
-  total?: number,
-  /** Told each window that ends before the files do, before the next one is asked for. */
-  onShort?: (w: Window) => void,
-): Promise<{ files: FileHit[]; window: Window }> {
-  let window: Window | undefined;
-  for (const size of FILE_WINDOWS) {
-    if (total !== undefined && total >= size && size !== FILE_WINDOWS[FILE_WINDOWS.length - 1]) continue;
-    window = await searcher.window({ query, size, signal, fresh });
-    if (window.exhausted) break;
-    onShort?.(window);
-  }
-  return { files: window!.files, window: window! };
 }
 
 /** The symbols of `files` that `m` keeps, in its order; with `seen`, each symbol once across files read twice. */
@@ -1035,8 +788,6 @@ const REFERENCE_COUNTS_AT_ONCE = 4;
  * the same searches, so the same number.
  */
 async function referencesOf(searcher: Searcher, symbols: SymbolResult[], signal?: AbortSignal): Promise<Map<SymbolResult, { count: number; complete: boolean }>> {
-  // Imported here: find_references builds on this module.
-  const { findReferences } = await import('./references.js');
   const out = new Map<SymbolResult, { count: number; complete: boolean }>();
   const budget: Budget<ReferenceOutput> = { maxChars: Number.MAX_SAFE_INTEGER, render: () => '' };
   const todo = symbols.slice(0, MAX_REFERENCE_COUNTS);

@@ -4,7 +4,8 @@
  * expected line is also checked against the fixture file's text.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { SymbolResult, SymbolSearchOutput } from '../../src/search/symbols.js';
+import type { SymbolResult } from '../../src/search/definitions/symbol.js';
+import type { SymbolSearchOutput } from '../../src/search/symbols.js';
 import { fileLines } from '../support/fixtures.js';
 import { call, connectStdio, failed, ok, textOf, type Connected } from '../support/mcp.js';
 

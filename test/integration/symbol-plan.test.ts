@@ -17,7 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReferenceOutput } from '../../src/search/references.js';
-import { buildSymbolQuery, parseName, rankByName, symbolsOf, type SymbolResult, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
+import { buildSymbolQuery, parseName } from '../../src/search/definitions/by-name.js';
+import { symbolsOf, type SymbolResult } from '../../src/search/definitions/symbol.js';
+import { rankByName, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
 import * as q from '../../src/zoekt/query.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
 import type { FileHit } from '../../src/zoekt/wire.js';
@@ -196,7 +198,7 @@ describe("find_references' definitions of a member over Go's source tree", { tim
     // Before, the type's name was a scored term: Zoekt sent every mention of it as a match, and
     // dropped a symbol's match where the tag points inside such a mention (`func (b *Reader)
     // Read(` tagged at the first "Read"), so those definitions were missing.
-    const scored = buildSymbolQuery({ name: symbol, case_sensitive: true, include_vendored: true }, parseName(symbol, false));
+    const scored = buildSymbolQuery({ case_sensitive: true, include_vendored: true }, parseName(symbol, false));
     const viaProxy = new ZoektClient({ url: proxy.url, timeoutMs: 60_000 });
     proxy.sent.length = 0;
     const before = await viaProxy.search({ query: scored, maxDocs: 500 });

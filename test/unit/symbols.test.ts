@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
 import { normalizeKind, parseKinds } from '../../src/search/vocab/kinds.js';
-import { definesAt, parseName, wordRegex } from '../../src/search/symbols.js';
+import { parseName, wordRegex } from '../../src/search/definitions/by-name.js';
+import { definesAt } from '../../src/search/definitions/symbol.js';
 import { toolErrorOf } from '../support/refusals.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);

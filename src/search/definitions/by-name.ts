@@ -1,0 +1,148 @@
+/**
+ * Definitions asked for by name: what the `name` argument means (a name, a glob, a qualified
+ * name, `::name`), the `sym:` query that finds them, and the windows of files that hold them.
+ * search_symbols ranks what these find; find_references finds an identifier's definitions
+ * with them.
+ */
+import { invalidArgument } from '../../errors.js';
+import * as q from '../../zoekt/query.js';
+import { checkRegexBounds } from '../../zoekt/query-bounds.js';
+import type { FileHit } from '../../zoekt/wire.js';
+import type { Searcher } from '../engine/searcher.js';
+import type { Window } from '../engine/window-cache.js';
+import { filterParts, vendoredPart, type SharedFilters } from '../vocab/filters.js';
+import { isGlob, nameGlobToRegex } from '../vocab/globs.js';
+
+/** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
+// A window of 5,000 files of symbols is an answer past the cap for Zoekt to build (bench/README.md, "Zoekt's memory").
+export const FILE_WINDOWS = [500, 2000];
+
+/** What the `name` argument asks for. */
+export interface NamePattern {
+  /** The regex sent in `sym:`, anchored. */
+  symRegex: string;
+  /** The enclosing type's name segments (`acme::UserService::find` → ['acme', 'UserService']). */
+  parent?: string[];
+  /** The member part of a qualified name, as written; the whole name otherwise. */
+  member: string;
+  /** A dotted name may also be one symbol's whole name (Markdown headings, Java packages). */
+  wholeName?: string;
+  /** The literal text a name starts with, for the prefix rank. */
+  literalPrefix: string;
+  /** `::name`: only definitions with no enclosing type. */
+  global?: boolean;
+  /** No exact name matched, so the name is looked for inside names (case-insensitive): the hint says so. */
+  substring?: boolean;
+}
+
+const SEPARATOR = /::|\./;
+
+function memberRegex(text: string, asRegex: boolean): string {
+  if (asRegex) return text;
+  return isGlob(text) ? nameGlobToRegex(text) : `^${q.escapeRegex(text)}$`;
+}
+
+function stripAnchors(re: string): string {
+  return re.replace(/^\^/, '').replace(/\$$/, '');
+}
+
+export function parseName(name: string, asRegex: boolean): NamePattern {
+  const text = name.trim();
+  if (text === '') throw invalidArgument('name is empty', "Give a symbol name ('UserService'), a glob ('get*'), or a qualified name ('Server.start').");
+  if (asRegex) {
+    checkRegexBounds(text, 'the name regex');
+    return { symRegex: text, member: text, literalPrefix: '' };
+  }
+  if (text.startsWith('::') && !/^(?:::|[.:])+$/.test(text)) {
+    // `::main`: a global definition, one with no enclosing type.
+    const member = text.slice(2);
+    if (SEPARATOR.test(member)) throw invalidArgument(`'${text}' names a member after '::'`, "'::name' finds a global (unparented) definition: give one name after '::' ('::main'); for a member, give its type first ('Server.start').");
+    return { symRegex: memberRegex(member, false), member, literalPrefix: literalPrefixOf(member), global: true };
+  }
+  if (/^(?:::|[.:])+$/.test(text)) {
+    throw invalidArgument(
+      `name '${text}' has only separators, no name`,
+      "Give a symbol name ('start'), a qualified name ('Server.start', 'UserService::find'), or a type and a separator to list its members ('Server.', 'UserService::'). To match names by pattern, set regex: true.",
+    );
+  }
+  const match = /^(.*?)(?:::|\.)((?:(?!::|\.).)*)$/.exec(text);
+  if (!match || match[1] === '') {
+    return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text) };
+  }
+  const parent = match[1]!.split(SEPARATOR).filter(Boolean);
+  if (parent.length === 0) {
+    throw invalidArgument(
+      `the type part of '${text}' is only separators`,
+      `Put the type's name before the separator ('Server.${match[2] || 'start'}'), or drop the separators to search the bare name ('${match[2] || 'start'}').`,
+    );
+  }
+  const listing = match[2] === '';
+  const member = listing ? '*' : match[2]!;
+  if (parent.some(isGlob)) {
+    throw invalidArgument(`the type part of '${text}' is a glob`, "Globs work in the member part only: 'Server.get*', 'UserService::*'. For other patterns set regex: true.");
+  }
+  const memberRe = memberRegex(member, false);
+  const whole = listing || isGlob(text) ? undefined : text;
+  // Also accept a symbol whose whole name is the dotted text (Markdown headings, Java packages).
+  const symRegex = whole ? `^(?:${stripAnchors(memberRe)}|${q.escapeRegex(whole)})$` : memberRe;
+  const pattern: NamePattern = { symRegex, parent, member, literalPrefix: literalPrefixOf(member) };
+  if (whole) pattern.wholeName = whole;
+  return pattern;
+}
+
+function literalPrefixOf(glob: string): string {
+  const at = glob.search(/[*?[\\]/);
+  return at < 0 ? glob : glob.slice(0, at);
+}
+
+/** The identifier as a whole word; `\b` only where the identifier starts or ends with a word character. */
+export function wordRegex(identifier: string): string {
+  const body = q.escapeRegex(identifier);
+  return `${/^\w/.test(identifier) ? '\\b' : ''}${body}${/\w$/.test(identifier) ? '\\b' : ''}`;
+}
+
+/** What a query by name depends on besides the name: the shared filters, case and vendored files. */
+export interface SymbolQueryArgs extends SharedFilters {
+  case_sensitive?: boolean | undefined;
+  include_vendored?: boolean | undefined;
+}
+
+/**
+ * `unscored`: for a caller that does not rank by Zoekt's score (find_references' definitions), the
+ * type's name only filters files, under a double negation: Zoekt then neither scores it nor sends
+ * its every mention as a match (a fifth of the answer for `Reader.Read` over Go's tree).
+ */
+export function buildSymbolQuery(args: SymbolQueryArgs, pattern: NamePattern, unscored = false): string {
+  const caseSensitive = args.case_sensitive ?? false;
+  const parts: q.QueryPart[] = [q.caseMode(caseSensitive ? 'yes' : 'no'), q.sym(pattern.symRegex)];
+  // A member's file mentions its type (so does a symbol named by the whole dotted text): a cheap
+  // pre-filter that keeps `Parent::` listings small.
+  if (pattern.parent) {
+    const mentioned = q.regex(wordRegex(pattern.parent[pattern.parent.length - 1]!));
+    parts.push(unscored ? q.not(q.not(mentioned)) : mentioned);
+  }
+  parts.push(...filterParts(args));
+  if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+  return q.render(q.and(...parts));
+}
+
+/** Every file with a matching symbol, up to the last window's cap. */
+export async function candidateFiles(
+  searcher: Searcher,
+  query: string,
+  fresh: boolean,
+  signal?: AbortSignal,
+  /** How many files match, when an earlier search said: windows too small for them are skipped. */
+  total?: number,
+  /** Told each window that ends before the files do, before the next one is asked for. */
+  onShort?: (w: Window) => void,
+): Promise<{ files: FileHit[]; window: Window }> {
+  let window: Window | undefined;
+  for (const size of FILE_WINDOWS) {
+    if (total !== undefined && total >= size && size !== FILE_WINDOWS[FILE_WINDOWS.length - 1]) continue;
+    window = await searcher.window({ query, size, signal, fresh });
+    if (window.exhausted) break;
+    onShort?.(window);
+  }
+  return { files: window!.files, window: window! };
+}
