@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { combineReadiness } from '../zoekt/fleet.js';
 import { missingBackends } from './engine/completeness.js';
 import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './definitions/coverage.js';
-import type { Searcher } from './engine/searcher.js';
+import { keptPerSearcher, type Searcher } from './engine/searcher.js';
 import { indexSkipped, NotIndexedCounts } from './engine/skipped.js';
 import type { Metrics } from '../metrics.js';
 
@@ -92,13 +92,17 @@ interface Probed {
   listError?: string;
 }
 
+/** The probe running for each searcher, if any. */
+const probes = keptPerSearcher<{ running?: Promise<Probed> }>(() => ({}));
+
 /**
  * One probe of the backends at a time per searcher: get_health skips the admission queue (it is
  * the call to make when others fail), so calls that come while a probe runs share its answer
  * instead of each listing the whole index again.
  */
 function probe(searcher: Searcher): Promise<Probed> {
-  let running = searcher.kept.get('probe') as Promise<Probed> | undefined;
+  const kept = probes(searcher);
+  let running = kept.running;
   if (!running) {
     running = withDeadline(probeDeadline(), async () => {
       let listError: string | undefined;
@@ -110,8 +114,8 @@ function probe(searcher: Searcher): Promise<Probed> {
       // deadline that a hung backend is reported as down rather than the call timing out.
       const [each, listed] = await Promise.all([searcher.zoekt.readinessEach(), list]);
       return { each, listed, ...(listError === undefined ? {} : { listError }) };
-    }).finally(() => searcher.kept.delete('probe'));
-    searcher.kept.set('probe', running);
+    }).finally(() => delete kept.running);
+    kept.running = running;
   }
   return running;
 }

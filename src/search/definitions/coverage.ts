@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { deadlineWithin, withDeadline } from '../../deadline.js';
 import * as q from '../../zoekt/query.js';
 import type { RepoInfo } from '../../zoekt/wire.js';
-import type { Searcher } from '../engine/searcher.js';
+import { keptPerSearcher, type Searcher } from '../engine/searcher.js';
 
 export const PARSERS = ['tree-sitter', 'universal-ctags', 'tree-sitter+universal-ctags', 'none'] as const;
 export type Parser = (typeof PARSERS)[number];
@@ -105,9 +105,9 @@ const stateOf = (repos: RepoInfo[]) => repos.map((r) => `${r.backend ?? ''}\u000
 
 /** Coverages already read, by what they cover and the state of the index; the oldest are dropped. */
 const KEPT = 500;
+const coverages = keptPerSearcher(() => new Map<string, Promise<Coverage>>());
 function memo(searcher: Searcher, key: string, make: () => Promise<Coverage>): Promise<Coverage> {
-  let cache = searcher.kept.get('coverage') as Map<string, Promise<Coverage>> | undefined;
-  if (!cache) searcher.kept.set('coverage', (cache = new Map()));
+  const cache = coverages(searcher);
   let found = cache.get(key);
   if (!found) {
     found = withDeadline(Date.now() + READ_DEADLINE_MS, make);
@@ -124,11 +124,10 @@ function memo(searcher: Searcher, key: string, make: () => Promise<Coverage>): P
  * one of its shards, and after a delta build that is often the delta's, which names the changed
  * files' languages only: a language seen before is counted again (by query) until it has no file.
  */
-const seenLanguages = new WeakMap<Searcher, Map<string, Set<string>>>();
+const seenLanguages = keptPerSearcher(() => new Map<string, Set<string>>());
 
 function languagesOf(searcher: Searcher, repos: RepoInfo[]): string[] {
-  let seen = seenLanguages.get(searcher);
-  if (!seen) seenLanguages.set(searcher, (seen = new Map()));
+  const seen = seenLanguages(searcher);
   const all = new Set<string>();
   for (const r of repos) {
     const key = `${r.backend ?? ''}\u0000${r.name}`;
@@ -144,7 +143,7 @@ function languagesOf(searcher: Searcher, repos: RepoInfo[]): string[] {
 function withFiles(searcher: Searcher, repos: RepoInfo[], coverage: Coverage): Coverage {
   const gone = new Set(coverage.languages.filter((l) => l.files === 0).map((l) => l.language));
   if (gone.size === 0) return coverage;
-  for (const r of repos) for (const l of gone) seenLanguages.get(searcher)?.get(`${r.backend ?? ''}\u0000${r.name}`)?.delete(l);
+  for (const r of repos) for (const l of gone) seenLanguages(searcher).get(`${r.backend ?? ''}\u0000${r.name}`)?.delete(l);
   return { ...coverage, languages: coverage.languages.filter((l) => !gone.has(l.language)) };
 }
 

@@ -84,12 +84,6 @@ const cutOf = (w: Window): { cutAt?: number } => (w.cutAt === undefined ? {} : {
 export class Searcher {
   /** Cursors signed with the deployment's secret and bound to this scope. */
   readonly cursors: CursorSigner;
-  /**
-   * Values worked out once for this searcher's index and kept by the modules that make them
-   * (symbol coverage, skipped files, a health probe in flight), each under its own name.
-   */
-  readonly kept = new Map<string, unknown>();
-
   private readonly scopeOf: () => RepoScope;
 
   /** `scope`: fixed (--allow-repos), or read at each use (the local serve command's list, which may change). */
@@ -298,4 +292,19 @@ export class Searcher {
     if (cached && !fetched) this.cache.countHit();
     return { page, window: last! };
   }
+}
+
+/**
+ * A value worked out once for a searcher's index and kept by the module that makes it (symbol
+ * coverage, skipped files, a health probe in flight): of that module's own type, made at the
+ * first use for each searcher, and dropped with the searcher. The searcher itself need not know
+ * what is kept on it, so the modules above it keep their values without it importing them.
+ */
+export function keptPerSearcher<T extends object>(make: () => T): (searcher: Searcher) => T {
+  const kept = new WeakMap<Searcher, T>();
+  return (searcher) => {
+    let value = kept.get(searcher);
+    if (!value) kept.set(searcher, (value = make()));
+    return value;
+  };
 }

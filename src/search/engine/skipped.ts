@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { deadlineWithin, withDeadline } from '../../deadline.js';
 import * as q from '../../zoekt/query.js';
 import type { FileHit, RepoInfo } from '../../zoekt/wire.js';
-import type { Searcher } from './searcher.js';
+import { keptPerSearcher, type Searcher } from './searcher.js';
 import { compareStrings } from './paging.js';
 
 /** Zoekt's explanations (index/document.go) and the names this server gives them. */
@@ -161,11 +161,7 @@ class SkippedMemo {
   private scoped = { generation: '', scans: new Map<string, Promise<Listed>>() };
 
   static of(searcher: Searcher): SkippedMemo {
-    const kept = searcher.kept.get('skipped');
-    if (kept instanceof SkippedMemo) return kept;
-    const memo = new SkippedMemo();
-    searcher.kept.set('skipped', memo);
-    return memo;
+    return skippedMemos(searcher);
   }
 
   /** A listing of the whole index in scope, just read by the caller: the current generation. */
@@ -220,6 +216,8 @@ class SkippedMemo {
     return reading;
   }
 }
+
+const skippedMemos = keptPerSearcher(() => new SkippedMemo());
 
 const noop = () => undefined;
 
