@@ -4,7 +4,7 @@
  * against the rules below; a broken rule fails naming the file, the line, the import and the rule.
  *
  *   src/zoekt/      Zoekt's wire format and HTTP client
- *   src/search/     what the tools mean, for any caller
+ *   src/search/     what the tools mean, for any caller (over vocab/, engine/, definitions/)
  *   src/tools/      one file per MCP tool
  *   src/server/     MCP: dispatch, stdio, HTTP
  *   src/local/      the local serve command and its supervisor
