@@ -21,6 +21,7 @@ import {
   indexerLogFile,
   indexerPidFile,
   LANES,
+  type Lane,
   measure,
   pruneShadow,
   shardCount,
@@ -85,6 +86,9 @@ interface Background {
   result?: 'built' | 'failed';
 }
 
+/** The supervisor's lanes: at most two large jobs and a small one at once (job-lanes.ts). */
+const JOB_LANES = ['foreground', 'second', 'quick'] as const;
+
 interface Running {
   job: ReturnType<typeof startIndex>;
   /** No other index ran while it did: its time says how fast this machine indexes. */
@@ -92,8 +96,8 @@ interface Running {
 }
 
 export class IndexRunner {
-  /** The supervisor's jobs under way, by lane. */
-  private readonly running = new Map<'foreground' | 'quick', Running>();
+  /** The supervisor's jobs under way, by lane (job-lanes.ts says which may run at once). */
+  private readonly running = new Map<Exclude<Lane, 'background'>, Running>();
   private background?: Background;
   private stopping = false;
   /** This machine's indexing speed, measured by the whole indexes so far. */
@@ -168,8 +172,8 @@ export class IndexRunner {
     const whole = base > 0 && this.background?.e.dir !== e.dir && shardCount(this.paths.index, e.name) - base >= DELTAS_MAX;
     this.say(`indexing ${e.name} (${e.dir}): ${size.files} files, ${(size.bytes / 1e6).toFixed(1)} MB${whole ? ', built whole' : base ? ', a delta' : ''}, expected ${(estimated / 1000).toFixed(1)} s`);
     const started = Date.now();
-    const lane = this.running.has('foreground') ? 'quick' : 'foreground';
-    if (this.running.has(lane)) throw new Error(`two jobs at once already: ${e.name} must wait`);
+    const lane = JOB_LANES.find((l) => !this.running.has(l));
+    if (!lane) throw new Error(`${JOB_LANES.length} jobs at once already: ${e.name} must wait`);
     // The indexer's log, read as it grows: its shards finished so far refresh the estimate.
     const log = indexerLogFile(this.paths, lane);
     rmSync(log, { force: true });

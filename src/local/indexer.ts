@@ -169,14 +169,14 @@ export interface IndexOptions {
 }
 
 /**
- * 'foreground': the job the queue gave the indexer; 'quick': a small job run beside it (a large
- * first index does not hold a small repository or an edit up); 'background': a whole build beside
- * the foreground's deltas, which indexes the snapshot last committed to the shadow as it is (it
- * commits nothing, so the two never contend for its branch).
+ * 'foreground', 'second' and 'quick': the jobs the queue gives the indexer, up to three at once
+ * (job-lanes.ts); 'background': a whole build beside the foreground's deltas, which indexes the
+ * snapshot last committed to the shadow as it is (it commits nothing, so the two never contend
+ * for its branch).
  */
-export type Lane = 'foreground' | 'quick' | 'background';
-export const LANES: readonly Lane[] = ['foreground', 'quick', 'background'];
-const LANE_FILE: Record<Lane, string> = { foreground: 'indexer', quick: 'indexer-quick', background: 'indexer-whole' };
+export type Lane = 'foreground' | 'second' | 'quick' | 'background';
+export const LANES: readonly Lane[] = ['foreground', 'second', 'quick', 'background'];
+const LANE_FILE: Record<Lane, string> = { foreground: 'indexer', second: 'indexer-2', quick: 'indexer-quick', background: 'indexer-whole' };
 
 /** Where a whole build of `e` is made before it is swapped in. */
 export function wholeBuildDir(paths: IndexerPaths, e: Pick<RepoEntry, 'dir'>): string {

@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
-import { LANES_AT_ONCE, schedule, startable } from './job-lanes.js';
+import { pick, schedule, type LaneJob } from './job-lanes.js';
 import { IndexRunner, type Saved, type Speed } from './index-runner.js';
 import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
@@ -441,7 +441,9 @@ export class Supervisor {
       });
     } else {
       const prev = this.stale.get(e.dir);
-      this.stale.set(e.dir, { fp: r.fp, size: r.size, cost: this.runner.expected(e, r.size, saved), since: prev?.since ?? Date.now(), at });
+      const cost = this.runner.expected(e, r.size, saved);
+      this.stale.set(e.dir, { fp: r.fp, size: r.size, cost, since: prev?.since ?? Date.now(), at });
+      if (!prev && !now.has_index) say(`queued ${e.name}: ${r.size.files} files, expected ${(cost / 1000).toFixed(1)} s`);
       // Found behind by a check rather than a watch: behind since the check began.
       if (now.has_index) this.set(e.dir, { state: 'ready', checked_at: at, changed_at: now.changed_at ?? at, progress: undefined, error: undefined });
       else this.set(e.dir, { state: 'queued', checked_at: at, progress: undefined });
@@ -479,13 +481,14 @@ export class Supervisor {
   }
 
   /**
-   * Gives the indexer the first repository of the queue it may take now (startable()): the head
-   * when it is idle; beside a running job, the first small one.
+   * Gives the indexer what it may take now (job-lanes.ts): the queue's head, or a small job
+   * further on, as long as one may start beside the running ones.
    */
   private next(): void {
     while (!this.stopping) {
-      const running = [...this.jobs.values()].map((j) => this.rest(j));
-      const e = this.queue().find((q) => startable(this.stale.get(q.dir)!.cost, running, LANES_AT_ONCE));
+      const running = [...this.jobs.values()].map((j) => ({ ...this.laneJob(j.e.dir, j.expected), rest: this.rest(j) }));
+      const queue = this.queue();
+      const e = queue[pick(queue.map((q) => this.laneJob(q.dir, this.stale.get(q.dir)!.cost)), running)];
       if (!e) return;
       const s = this.stale.get(e.dir)!;
       this.stale.delete(e.dir);
@@ -536,12 +539,18 @@ export class Supervisor {
   private expectations(): void {
     const now = Date.now();
     for (const st of this.status.values()) delete st.expected_at;
-    const running = [...this.jobs.values()].map((j) => ({ dir: j.e.dir, rest: this.rest(j, now) }));
-    const queued = this.queue().map((e) => ({ dir: e.dir, cost: this.stale.get(e.dir)!.cost }));
-    for (const [dir, ms] of schedule(running, queued, LANES_AT_ONCE)) {
+    const running = [...this.jobs.values()].map((j) => ({ dir: j.e.dir, ...this.laneJob(j.e.dir, j.expected), rest: this.rest(j, now) }));
+    const queued = this.queue().map((e) => ({ dir: e.dir, ...this.laneJob(e.dir, this.stale.get(e.dir)!.cost) }));
+    for (const [dir, ms] of schedule(running, queued)) {
       const st = this.status.get(dir);
       if (st) st.expected_at = new Date(now + ms).toISOString();
     }
+  }
+
+  /** A job as the lanes see it: how long it takes, and which clients list its repository. */
+  private laneJob(dir: string, cost: number): LaneJob {
+    const clients = [...this.plan.clients].filter(([, c]) => c.entries.some((e) => e.dir === dir)).map(([id]) => id);
+    return { cost, clients };
   }
 
   /** What a running job has left, by its progress (or, before its first report, its expected time). */
