@@ -303,17 +303,22 @@ async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, branch: 
   const mode = args.case_sensitive ?? 'auto';
   const caseBound = mode === 'yes' || (mode === 'auto' && /[A-Z]/.test(args.query)) || /\bcase:yes\b/.test(args.query);
   const noFilters = { query: args.query, literal: args.literal, case_sensitive: args.case_sensitive };
-  const [caseless, literal, unfiltered] = await Promise.all([
+  // Repositories indexed from plain folders have no branches at all: no branch name can match.
+  const branchless = args.branch !== undefined && branch !== undefined && branch.indexed.length === 0;
+  const [caseless, literal, unfiltered, withoutBranch] = await Promise.all([
     caseBound ? finds(searcher, { ...base, case_sensitive: 'no', query: args.query.replace(/\bcase:yes\b/g, '') }, signal) : 0,
     !args.literal && REGEX_META.test(args.query) ? finds(searcher, { ...base, literal: true }, signal) : 0,
     describeFilters(args).length || args.branch !== undefined ? finds(searcher, noFilters, signal) : 0,
+    branchless ? finds(searcher, { ...base, branch: undefined }, signal) : 0,
   ]);
   const causes: string[] = [];
   if (caseless) causes.push(`the search is case-sensitive${mode === 'auto' ? ' (the query has uppercase letters)' : ''}, and case_sensitive: 'no' finds ${caseless} file(s)`);
   if (literal) causes.push(`bare terms are RE2 regexes ('.' matches any character, '(' groups), and literal: true finds ${literal} file(s)`);
-  if (unfiltered) {
+  if (withoutBranch) {
+    causes.push(`the repositories in scope were indexed from plain folders and have no branches, so branch ${JSON.stringify(args.branch)} matches nothing there: leave branch out (without it the query finds ${withoutBranch} file(s))`);
+  } else if (unfiltered) {
     const filters = describeFilters(args);
-    if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}${branch && branch.indexed.length ? ` (indexed branches: ${branch.indexed.slice(0, 10).join(', ')})` : ''}`);
+    if (args.branch !== undefined) filters.push(`branch ${JSON.stringify(args.branch)}${branch && branch.indexed.length ? ` (indexed branches: ${branch.indexed.slice(0, 10).join(', ')})` : branchless ? ' (the repositories in scope have no branches)' : ''}`);
     causes.push(`the filters ${filters.join(', ')} exclude every match: without them the query finds ${unfiltered} file(s); drop them one at a time`);
   }
   const scoped = searcher.scope.note();

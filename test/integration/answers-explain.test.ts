@@ -84,7 +84,12 @@ beforeAll(async () => {
   runIndexer('git', ['-index', index, edge]);
   runIndexer('git', ['-branches', 'main', '-index', index, main]);
   runIndexer('git', ['-branches', 'main', '-index', index, poly]);
-  zoekt = await startWebserver({ indexDir: index, expectRepos: 3 });
+  // A plain folder (zoekt-index): a repository with no branches at all.
+  const plain = join(work, 'plainfolder');
+  mkdirSync(plain);
+  writeFileSync(join(plain, 'notes.txt'), 'PLAIN_FOLDER_MARKER lives here\n');
+  runIndexer('dir', ['-index', index, plain]);
+  zoekt = await startWebserver({ indexDir: index, expectRepos: 4 });
   mcp = await connectStdio({ ZOEKT_URL: zoekt.url });
 });
 
@@ -155,6 +160,15 @@ describe('branches', () => {
     const out = await search({ query: 'createServer', branch: 'main' });
     expect(files(out)).toEqual([`${MAIN}/main.go`]);
     expect(out.hint).toMatch(new RegExp(`1 repository is indexed only as 'HEAD' \\(${EDGE}\\).*branch 'HEAD'`));
+  });
+
+  it('a branch over a repository indexed from a plain folder: the hint says it has no branches, not that the filters exclude', async () => {
+    const out = await search({ query: 'PLAIN_FOLDER_MARKER', branch: 'main', repos: ['plainfolder'] });
+    expect(out.results).toEqual([]);
+    expect(out.hint).toMatch(/indexed from plain folders and have no branches, so branch "main" matches nothing there: leave branch out \(without it the query finds 1 file/);
+    expect(out.hint).not.toMatch(/the filters/);
+    const without = await search({ query: 'PLAIN_FOLDER_MARKER', repos: ['plainfolder'] });
+    expect(without.results).toHaveLength(1);
   });
 
   it('a branch no repository has: the hint names the indexed branches', async () => {
@@ -324,7 +338,7 @@ describe('answers long by themselves', () => {
       expect(textOf(next).length).toBeLessThanOrEqual(2000);
       pages.push(ok<ListReposOutput>(next));
     }
-    expect(pages.flatMap((p) => p.repos.map((r) => r.name)).sort()).toEqual([EDGE, MAIN, `${REPO_PREFIX}polyglot`].sort());
+    expect(pages.flatMap((p) => p.repos.map((r) => r.name)).sort()).toEqual([EDGE, MAIN, `${REPO_PREFIX}polyglot`, 'plainfolder'].sort());
     const poly = pages.find((p) => p.repos.some((r) => r.name === `${REPO_PREFIX}polyglot`))!;
     expect(poly.truncated?.cut.map((c) => c.setting)).toContain('languages');
     expect(poly.repos[0]!.symbols!.length).toBe(poly.truncated!.cut.find((c) => c.setting === 'languages')!.to);
