@@ -70,10 +70,29 @@ function describeShape(item: unknown): string {
   if (o.jsonrpc !== '2.0') return 'expected "jsonrpc": "2.0"';
   if ('method' in o) {
     if (typeof o.method !== 'string') return '"method" must be a string';
-    if ('id' in o && !(typeof o.id === 'string' || (typeof o.id === 'number' && Number.isInteger(o.id)))) return '"id" must be a string or a whole number';
-    if ('params' in o && (o.params === null || typeof o.params !== 'object' || Array.isArray(o.params))) return '"params" must be an object';
+    if ('id' in o) {
+      if (typeof o.id === 'number' && Number.isInteger(o.id) && !Number.isSafeInteger(o.id)) return `"id" ${o.id} is past 2^53 - 1, where JSON numbers stop being exact; use a smaller number or a string`;
+      if (!(typeof o.id === 'string' || (typeof o.id === 'number' && Number.isInteger(o.id)))) return '"id" must be a string or a whole number';
+    }
+    if ('params' in o) {
+      if (!isObject(o.params)) return '"params" must be an object';
+      if ('_meta' in o.params) {
+        const meta = o.params._meta;
+        if (!isObject(meta)) return '"params._meta" must be an object';
+        if ('progressToken' in meta && !isToken(meta.progressToken)) return '"params._meta.progressToken" must be a string or a whole number (the schema\'s ProgressToken is a string or an integer)';
+      }
+    }
     return 'a request has "jsonrpc", "id", "method" and "params" only; a notification has no "id"';
   }
   if ('result' in o || 'error' in o) return 'a response has "jsonrpc", "id" and one of "result" or "error"';
   return 'expected a request ("method", "id"), a notification ("method") or a response ("id", "result" or "error")';
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** What the schema takes for a request id or progress token: a string or a safe whole number. */
+function isToken(v: unknown): boolean {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 }
