@@ -183,6 +183,11 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const c = conns.get(socket);
     if (c) forget(c);
+    // The client left (a reset, often of a stream it was reading): nothing was refused, nothing to answer.
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
+      socket.destroy();
+      return;
+    }
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     shed(timedOut ? 'request_timeout' : 'bad_request', { peer: socket.remoteAddress, error: err.code });
     if (c?.res?.headersSent) {

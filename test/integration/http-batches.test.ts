@@ -94,7 +94,7 @@ describe('admission', () => {
 });
 
 /** A legacy SSE session opened by hand, to POST raw bodies to its endpoint and read the stream. */
-async function openSse(url: string): Promise<{ endpoint: string; until: (done: (text: string) => boolean) => Promise<void>; close: () => void }> {
+async function openSse(url: string): Promise<{ endpoint: string; until: (done: (text: string) => boolean) => Promise<void>; close: () => void; reset: () => void }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/sse`, { headers: { accept: 'text/event-stream' }, agent: false }, (res: IncomingMessage) => {
       let text = '';
@@ -116,7 +116,7 @@ async function openSse(url: string): Promise<{ endpoint: string; until: (done: (
         const m = /event: endpoint\ndata: (\S+)\n/.exec(text);
         if (m && !resolved) {
           resolved = true;
-          resolve({ endpoint: m[1]!, until, close: () => req.destroy() });
+          resolve({ endpoint: m[1]!, until, close: () => req.destroy(), reset: () => req.socket?.resetAndDestroy() });
         }
       });
       res.on('error', () => undefined);
@@ -125,6 +125,24 @@ async function openSse(url: string): Promise<{ endpoint: string; until: (done: (
     req.end();
   });
 }
+
+describe('a client that resets its SSE stream', () => {
+  const metric = async (pattern: RegExp) => Number(pattern.exec((await raw(`${adapter.url}/metrics`)).text)?.[1] ?? 0);
+  const active = () => metric(/zoekt_mcp_http_connections\{state="active"\} (\d+)/);
+  const badRequests = () => metric(/zoekt_mcp_http_connections_shed_total\{reason="bad_request"\} (\d+)/);
+
+  it('has left; it sent no bad request', async () => {
+    const before = await badRequests();
+    const idle = await active();
+    const sse = await openSse(adapter.url);
+    expect(await active()).toBe(idle + 1);
+    sse.reset();
+    // The server has seen the reset once the stream's connection is gone.
+    for (let i = 0; i < 200 && (await active()) > idle; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await active()).toBe(idle);
+    expect(await badRequests()).toBe(before);
+  });
+});
 
 describe('POST /messages', () => {
   it('answers malformed bodies with a JSON-RPC error and takes a batch, whose answers come on the stream', async () => {
