@@ -29,6 +29,12 @@ const TRANSPORT_ERROR = -32000;
 /** What a 2025 client is told the server offers (logging: setLevel is accepted). */
 const CAPABILITIES = { tools: {}, logging: {} };
 
+/**
+ * Each POST stands alone here (no session), so a level set by logging/setLevel reaches no later
+ * call and no log message is ever sent: the client is told so, rather than left waiting for them.
+ */
+const STATELESS_INSTRUCTIONS = `${INSTRUCTIONS} Over this HTTP endpoint each request stands alone: logging/setLevel is accepted but no log messages are sent; use stdio or the legacy SSE transport (/sse) to receive log messages.`;
+
 const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 type Answer = { jsonrpc: '2.0'; id: string | number } & ({ result: unknown } | { error: { code: number; message: string; data?: unknown } });
@@ -70,7 +76,7 @@ export function legacyPostHandler(runtime: Runtime): LegacyPostHandler {
         const asked = params.protocolVersion as string;
         // The SDK's negotiation: the client's version when supported, else the latest.
         const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-        return ok({ protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS });
+        return ok({ protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: STATELESS_INSTRUCTIONS });
       }
       case 'ping':
         return ok({});

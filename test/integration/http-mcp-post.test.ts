@@ -49,6 +49,8 @@ describe('initialize', () => {
     const { id, result } = answerOf(await post(initialize(version, 'init')));
     expect(id).toBe('init');
     expect(result).toMatchObject({ protocolVersion: version, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'zoekt-mcp' } });
+    // A level set on one stateless POST reaches no other: the client is told no log messages come.
+    expect((result as { instructions: string }).instructions).toMatch(/each request stands alone: logging\/setLevel is accepted but no log messages are sent/);
     expect(result?.instructions).toMatch(/search_code/);
   });
 
