@@ -64,8 +64,8 @@ export interface Speed {
 
 /**
  * Until one is measured: about what a 2-core machine does with its shards built two at a time
- * (Go's source tree, 11,478 files and 133 MB, in 20–22 s when quiet, 25–33 s beside other work;
- * one shard at a time it took 43 s): 27 s for Go's tree.
+ * (Go's source tree, 11,478 files and 133 MB, in 19–22 s when quiet, 25–33 s beside other work;
+ * in one shard it took 29–31 s): 27 s for Go's tree.
  */
 export const DEFAULT_SPEED: Speed = { files_per_s: 1000, bytes_per_s: 9e6 };
 /** zoekt-git-index's own start: opening the repository, the symbol extractor. */

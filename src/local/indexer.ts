@@ -327,7 +327,7 @@ export const DELTAS_MAX = 9;
  * A first or whole index uses the machine's cores: Zoekt builds shards in parallel, each with its
  * own symbol extractor, but one shard is one process's work, and its default shard (100 MB of
  * text) put all of Go's source tree in one. 32 MB shards let two build at once: on 2 cores Go's
- * tree (133 MB) was indexed in 33 s instead of 43 s, with a lower peak (bench/README.md, "Local
+ * tree (133 MB) was indexed in 20 s instead of 31 s (bench/README.md, "Local
  * mode: two builds at a time"). A delta is one small shard either way.
  */
 const USE_CORES = ['-shard_limit', String(32 << 20), '-parallelism', String(Math.max(1, Math.min(4, availableParallelism())))];

@@ -1,8 +1,8 @@
 /**
  * Which index jobs run at once. A first index uses the cores by itself (its shards are built in
  * parallel, indexer.ts), yet not all of them all the time: on 2 cores two copies of Go's tree took
- * 41 s at once against 52 s one after the other (bench/README.md, "Local mode: two builds at a
- * time"). At once, though, each ends later than alone (41 s, not 19 s). So:
+ * 34 s at once against 39 s one after the other (bench/README.md, "Local mode: two builds at a
+ * time"). At once, though, each ends later than alone (34 s, not 20 s). So:
  * - a small job (at most QUICK_MS, and at most half of what each running job has left) starts
  *   beside whatever runs, one at a time: a small repository or an edit never waits behind a large
  *   index;
