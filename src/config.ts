@@ -3,9 +3,8 @@
  */
 import { parseArgs } from 'node:util';
 import type { LogLevel } from './log.js';
-import { repoGlobToRegex } from './search/vocab/globs.js';
-import { LOOPBACK_HOSTS, parseHostPattern, type HostPattern } from './server/hosts.js';
-import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern, type OriginPattern } from './server/origins.js';
+import { repoGlobToRegex } from './patterns/globs.js';
+import { isLoopbackHost, LOOPBACK_HOSTS, LOOPBACK_ORIGINS, parseHostPattern, parseOriginPattern, type HostPattern, type OriginPattern } from './patterns/hosts.js';
 
 export interface HttpConfig {
   host: string;

@@ -11,7 +11,7 @@ import { walkFiles } from './engine/file-walk.js';
 import { describeFilters, filterParts, type SharedFilters } from './vocab/filters.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { indexAgeField } from './vocab/freshness.js';
-import { pathGlobToRegex } from './vocab/globs.js';
+import { pathGlobToRegex } from '../patterns/globs.js';
 import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { fitPage, RESULTS_DIAL, truncatedField, type Budget } from './engine/budget.js';

@@ -9,7 +9,7 @@ import { missingBackends } from './engine/completeness.js';
 import { inTime, LanguageCoverage, repoCoverage } from './definitions/coverage.js';
 import { IndexState } from './vocab/freshness.js';
 import { paginate, pagingFields, pagingOutput } from './engine/page.js';
-import { repoGlobToRegex } from './vocab/globs.js';
+import { repoGlobToRegex } from '../patterns/globs.js';
 import { compareStrings } from './engine/paging.js';
 import type { Searcher } from './engine/searcher.js';
 import { indexSkipped, NotIndexedCounts } from './engine/skipped.js';

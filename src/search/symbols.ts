@@ -17,7 +17,7 @@ import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
 import { grouped, NARROW_HINT, zoektPartial, type Partial as PartialNote } from './engine/completeness.js';
 import { describeFilters, filterParts, vendoredPart } from './vocab/filters.js';
-import { isGlob } from './vocab/globs.js';
+import { isGlob } from '../patterns/globs.js';
 import { parseKinds, type Kind } from './vocab/kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { indexAgeField } from './vocab/freshness.js';

@@ -12,7 +12,7 @@
 import { ToolError } from '../errors.js';
 import type { Partial } from '../search/engine/completeness.js';
 import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/vocab/freshness.js';
-import { repoGlobToRegex } from '../search/vocab/globs.js';
+import { repoGlobToRegex } from '../patterns/globs.js';
 import { describeRepo, retryAfterMs, roughly, type RepoStatus, type SupervisorStatus } from '../local/status.js';
 
 /**

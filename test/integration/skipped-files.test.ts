@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import { filterParts, type SharedFilters } from '../../src/search/vocab/filters.js';
-import { pathGlobToRegex } from '../../src/search/vocab/globs.js';
+import { pathGlobToRegex } from '../../src/patterns/globs.js';
 import type { HealthOutput } from '../../src/search/health.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { RepoScope } from '../../src/search/engine/scope.js';

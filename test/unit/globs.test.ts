@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/errors.js';
-import { isGlob, nameGlobToRegex, pathGlobToRegex, repoGlobToRegex } from '../../src/search/vocab/globs.js';
+import { isGlob, nameGlobToRegex, pathGlobToRegex, repoGlobToRegex } from '../../src/patterns/globs.js';
 import { toolErrorOf } from '../support/refusals.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);

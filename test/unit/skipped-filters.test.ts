@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { filterParts } from '../../src/search/vocab/filters.js';
-import { pathGlobToRegex, repoGlobToRegex } from '../../src/search/vocab/globs.js';
+import { pathGlobToRegex, repoGlobToRegex } from '../../src/patterns/globs.js';
 import { compileFilters, generationOf, re2ToJs } from '../../src/search/engine/skipped.js';
 import * as q from '../../src/zoekt/query.js';
 import type { RepoInfo } from '../../src/zoekt/wire.js';

@@ -11,7 +11,7 @@ import type { FileHit } from '../../zoekt/wire.js';
 import type { Searcher } from '../engine/searcher.js';
 import type { Window } from '../engine/window-cache.js';
 import { filterParts, vendoredPart, type SharedFilters } from '../vocab/filters.js';
-import { isGlob, nameGlobToRegex } from '../vocab/globs.js';
+import { isGlob, nameGlobToRegex } from '../../patterns/globs.js';
 
 /** File windows tried in turn until Zoekt has nothing more; the last one caps the work. */
 // A window of 5,000 files of symbols is an answer past the cap for Zoekt to build (bench/README.md, "Zoekt's memory").

@@ -6,7 +6,7 @@
  */
 import { ToolError } from '../../errors.js';
 import * as q from '../../zoekt/query.js';
-import { repoGlobToRegex } from '../vocab/globs.js';
+import { repoGlobToRegex } from '../../patterns/globs.js';
 
 export class RepoScope {
   readonly globs: readonly string[];

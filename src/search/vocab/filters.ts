@@ -3,7 +3,7 @@
  * they go inside the query Zoekt runs, so a page is never short because of them.
  */
 import * as q from '../../zoekt/query.js';
-import { pathGlobToRegex, repoGlobToRegex } from './globs.js';
+import { pathGlobToRegex, repoGlobToRegex } from '../../patterns/globs.js';
 import { languageParts, type LanguageFilters } from './languages.js';
 
 export interface SharedFilters extends LanguageFilters {

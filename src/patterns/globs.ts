@@ -7,7 +7,7 @@
  * `*` and `?` never cross a `/`; `**` does. `[abc]`, `[a-z]` and `[!abc]` are classes; `\x`
  * escapes x.
  */
-import { invalidArgument } from '../../errors.js';
+import { invalidArgument } from '../errors.js';
 
 const RE2_META = /[\\.+*?()|[\]{}^$]/g;
 
