@@ -2,7 +2,8 @@
 /**
  * Writes the reference sections of the README and of docs/ from the code, so they cannot drift
  * from it:
- *   - the option tables, from the option list of src/config.ts;
+ *   - the option tables, from the option list of src/config.ts and the local serve command's
+ *     environment (src/local/serve-env.ts);
  *   - the error codes, from src/errors.ts;
  *   - the shared filters and one block per tool (arguments with types, bounds and defaults; the
  *     output's shape; the description agents read), from the tool definitions of src/tools/;
@@ -28,7 +29,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { TOOLS } = await import('../dist/tools/index.js');
 const { sharedFilterArgs } = await import('../dist/tools/shared.js');
 const { OUTPUT_CHARS_BOUNDS } = await import('../dist/config.js');
-const { OPTIONS, SERVE_ENV, envForm } = await import('../dist/config.js');
+const { OPTIONS, envForm } = await import('../dist/config.js');
+const { SERVE_ENV } = await import('../dist/local/serve-env.js');
 const { ERROR_CODES, ERROR_CODE_MEANINGS, isRetryable } = await import('../dist/errors.js');
 
 /** The client configurations, in the order the README shows them. */

@@ -4,7 +4,7 @@
  * the same code from the same index, not the default list.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { SERVE_ENV } from '../config.js';
+import { SERVE_ENV } from './serve-env.js';
 
 /** Variables of the serve command whose values are paths, made absolute for the client. */
 const PATH_VARIABLES = new Set<string>([SERVE_ENV.repos.env, SERVE_ENV.data.env, SERVE_ENV.tools.env]);

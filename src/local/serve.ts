@@ -15,7 +15,8 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileS
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HELP, SERVE_ENV, SERVE_HELP, serveEnvNumber } from '../config.js';
+import { HELP } from '../config.js';
+import { SERVE_ENV, SERVE_HELP, serveEnvNumber } from './serve-env.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
 import { listLines, readRepoList } from './repos.js';

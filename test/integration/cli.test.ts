@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { SERVE_ENV } from '../../src/config.js';
+import { SERVE_ENV } from '../../src/local/serve-env.js';
 import { CLI } from '../support/mcp.js';
 import { ROOT } from '../support/zoekt.js';
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shardPrefix } from '../../src/local/indexer.js';
 import { listLines, nameFromOrigin, plainName, readRepoList } from '../../src/local/repos.js';
 import { parseServeArgs } from '../../src/local/serve-args.js';
-import { SERVE_ENV, serveEnvNumber } from '../../src/config.js';
+import { SERVE_ENV, serveEnvNumber } from '../../src/local/serve-env.js';
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-repos-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
