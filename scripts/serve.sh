@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Serves zoekt-mcp for real, in one step. Installs what is missing (first run only, with progress
-# on stderr), then runs the local serve command (src/local/serve.ts), which:
+# on stderr), then runs the local serve command (src/serve-cli.ts, src/local/serve.ts), which:
 #   - takes a lease on the per-user supervisor of the data folder, starting it if none runs: it
 #     owns zoekt-webserver and the index, indexes the repositories of zoekt-config/repos (by
 #     default this repository) in the background, follows their changes, and stops a while after
@@ -55,4 +55,4 @@ else
 fi
 
 export ZOEKT_MCP_TOOLS_DIR="$tools"
-exec node "$root/dist/local/serve.js" "$@"
+exec node "$root/dist/serve-cli.js" "$@"

@@ -41,7 +41,7 @@ for step in "${steps[@]}"; do
       touch dist/.built
       echo "setup: compiled in $((SECONDS - started)) s" >&2
       ;;
-    index) ZOEKT_MCP_TOOLS_DIR="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}" node dist/local/serve.js --setup ;;
+    index) ZOEKT_MCP_TOOLS_DIR="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}" node dist/serve-cli.js --setup ;;
     parser)
       # A tiny Go program that prints how Zoekt's own parser (query.Parse, at the pinned version)
       # reads queries; the tests compare it with our tokenizer. Built once per Zoekt version.

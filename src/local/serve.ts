@@ -1,6 +1,6 @@
 /**
- * The local serve command (scripts/serve.sh runs it once the tools are installed and the server
- * built): take a lease on the data folder's supervisor (starting it when none runs), then serve
+ * The local serve command (scripts/serve.sh runs it, through its entry src/serve-cli.ts, once the
+ * tools are installed and the server built): take a lease on the data folder's supervisor (starting it when none runs), then serve
  * MCP at once against the Zoekt it owns. Indexing goes on in the supervisor; nothing here waits
  * for it. Modes:
  *   --setup          index the listed repositories, showing progress, and exit when all are done;
@@ -14,7 +14,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HELP } from '../config.js';
 import { SERVE_ENV, SERVE_HELP, serveEnvNumber } from './serve-env.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
@@ -24,11 +23,27 @@ import { writeFileAtomically } from './atomic-file.js';
 import { clientEntry } from './client-entry.js';
 import { FolderWatch } from './folder-watch.js';
 import { describeRepo, PROTOCOL, roughly, type ListSpec, type SupervisorStatus } from './status.js';
-import type { LocalStatusSource } from '../runtime.js';
 import type { SupervisorOptions } from './supervisor.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, '../..');
+/** The server program as the serve command runs it in its own process (src/main.ts's `main`). */
+export interface ServerProgram {
+  main(
+    argv: string[],
+    env: NodeJS.ProcessEnv,
+    opts: { local?: () => SupervisorStatus | undefined; listed?: () => readonly string[] | undefined },
+  ): Promise<number>;
+}
+
+/** What the serve command is given by its entry (src/serve-cli.ts), which knows where it was built. */
+export interface ServeWiring {
+  /** The checkout or the installed package: zoekt-config/, scripts/serve.sh, and src/ in a checkout. */
+  root: string;
+  /** The supervisor's program, started detached by the lease client when none runs. */
+  supervisorScript: string;
+  /** Loads the server program; called at once, so that it loads while the supervisor answers. */
+  loadServer: () => Promise<ServerProgram>;
+}
+
 const say = (msg: string) => process.stderr.write(`serve: ${msg}\n`);
 
 function env(name: string): string | undefined {
@@ -42,7 +57,7 @@ function env(name: string): string | undefined {
  * what this client wants indexed. One supervisor serves every list of a data folder: each client
  * sees its own list's repositories.
  */
-export function supervisorOptions(parsed: Parsed): { opts: SupervisorOptions; list: ListSpec } {
+export function supervisorOptions(parsed: Parsed, root: string): { opts: SupervisorOptions; list: ListSpec } {
   const checkout = existsSync(join(root, 'src/cli.ts'));
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(process.cwd(), p));
   const tools = abs(env(SERVE_ENV.tools.env) ?? (checkout ? join(root, '.tools') : join(env('XDG_CACHE_HOME') ?? join(homedir(), '.cache'), 'zoekt-mcp/tools')));
@@ -174,9 +189,9 @@ function progressReporter(): (s: SupervisorStatus) => void {
 }
 
 /** --setup: wait for every listed repository, saying what happens, how far along, how long. */
-async function setup(opts: SupervisorOptions, list: ListSpec): Promise<number> {
+async function setup(opts: SupervisorOptions, list: ListSpec, supervisorScript: string): Promise<number> {
   const started = Date.now();
-  const lease = await takeLease(opts, list, join(here, 'supervisor.js'));
+  const lease = await takeLease(opts, list, supervisorScript);
   const report = progressReporter();
   return new Promise<number>((resolvePromise) => {
     const check = (s: SupervisorStatus) => {
@@ -202,7 +217,8 @@ async function setup(opts: SupervisorOptions, list: ListSpec): Promise<number> {
   });
 }
 
-export async function serveMain(argv: string[]): Promise<number | undefined> {
+export async function serveMain(argv: string[], wiring: ServeWiring): Promise<number | undefined> {
+  const { root } = wiring;
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${SERVE_HELP}\n${HELP}`);
     return 0;
@@ -212,7 +228,7 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
   let list: ListSpec;
   try {
     parsed = parseServeArgs(argv);
-    ({ opts, list } = supervisorOptions(parsed));
+    ({ opts, list } = supervisorOptions(parsed, root));
   } catch (err) {
     say((err as Error).message);
     return 2;
@@ -223,10 +239,10 @@ export async function serveMain(argv: string[]): Promise<number | undefined> {
     if (errors.length) return 2;
     say(`${added.length ? `added ${added.join(', ')} to` : 'already in'} your list of repositories, ${list.file}; clients that spawn ${join(root, 'scripts/serve.sh')} without --repo serve it`);
   }
-  if (parsed.setup) return setup(opts, list);
+  if (parsed.setup) return setup(opts, list, wiring.supervisorScript);
   // Load the server's modules while the supervisor answers (or starts): they have no side effects.
-  const warm = import('../main.js');
-  const leasing = takeLease(opts, list, join(here, 'supervisor.js'));
+  const warm = wiring.loadServer();
+  const leasing = takeLease(opts, list, wiring.supervisorScript);
   const http = parsed.rest.includes('--http');
   const interactive = !http && process.stdin.isTTY;
   if (opts.port !== 0 && !interactive) {
@@ -359,11 +375,11 @@ function cursorSecretOf(data: string): string {
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
 function startServer(
-  server: typeof import('../main.js'),
+  server: ServerProgram,
   url: string,
   rest: string[],
   http: boolean,
-  local: LocalStatusSource,
+  local: () => SupervisorStatus | undefined,
   listed: () => readonly string[] | undefined,
   data: string,
 ): Promise<number> {
@@ -371,13 +387,3 @@ function startServer(
   const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : { ZOEKT_MCP_CURSOR_SECRET: cursorSecretOf(data) };
   return server.main(rest, { ...process.env, ZOEKT_URL: url, ...secret }, { local, listed });
 }
-
-serveMain(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== undefined) process.exit(code);
-  },
-  (err: unknown) => {
-    say(`fatal: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
-);

@@ -326,7 +326,7 @@ describe('the index follows the code and the list', () => {
     // The set-up step refuses the list, naming the line.
     let failedSetup = '';
     try {
-      execFileSync('node', [join(ROOT, 'dist/local/serve.js'), '--setup'], { env: serveEnv({ data, repos: list }), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      execFileSync('node', [join(ROOT, 'dist/serve-cli.js'), '--setup'], { env: serveEnv({ data, repos: list }), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (err) {
       failedSetup = String((err as { stderr: string }).stderr);
     }
