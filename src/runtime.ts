@@ -17,6 +17,7 @@ import { WindowCache } from './search/engine/window-cache.js';
 import { Admission, type AdmissionLimits } from './server/admission.js';
 import { catalogOf, type ToolCatalog } from './server/catalog.js';
 import { Dispatcher } from './server/dispatch.js';
+import type { ServerHost } from './server/factory.js';
 import type { AnyTool } from './tools/define.js';
 import { TOOLS } from './tools/index.js';
 import type { ZoektClient } from './zoekt/client.js';
@@ -48,7 +49,8 @@ export interface RuntimeOptions {
   local?: LocalStatusSource;
 }
 
-export interface Runtime {
+/** What the server transports take (ServerHost, declared in server/), and what the runtime holds besides. */
+export interface Runtime extends ServerHost {
   readonly log: Logger;
   readonly fleet: ZoektFleet;
   readonly searcher: Searcher;

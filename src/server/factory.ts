@@ -8,7 +8,10 @@
 import { LOG_LEVEL_META_KEY, Server, TRACEPARENT_META_KEY, type CacheHint, type JSONRPCRequest, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import { VERSION } from '../version.js';
+import type { ZoektFleet } from '../zoekt/fleet.js';
 import type { ToolCatalog } from './catalog.js';
 import type { CallOptions, Dispatcher } from './dispatch.js';
 
@@ -41,6 +44,16 @@ export type ServerFactory = (ctx: McpRequestContext) => Server;
 export interface ToolHost {
   readonly catalog: Pick<ToolCatalog, 'list'>;
   readonly dispatcher: Pick<Dispatcher, 'call'>;
+}
+
+/**
+ * What the HTTP server uses of the runtime, declared here by its consumer: the tools, the log, the
+ * metrics, and the backends it probes. src/runtime.ts's Runtime is one.
+ */
+export interface ServerHost extends ToolHost {
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly fleet: Pick<ZoektFleet, 'url' | 'several' | 'readinessEach'>;
 }
 
 /** tools/call params as they come: the dispatcher checks them and says what is wrong. */

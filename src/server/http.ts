@@ -27,8 +27,7 @@ import { SseSessions } from './sse.js';
 import { classifyInboundRequest, createMcpHandler, isJsonContentType } from '@modelcontextprotocol/server';
 import { acceptOk, legacyPostHandler } from './mcp-post.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { Runtime } from '../runtime.js';
-import { ARRIVED_HEADER, serverFactory } from './factory.js';
+import { ARRIVED_HEADER, serverFactory, type ServerHost } from './factory.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
@@ -67,7 +66,7 @@ function jsonRpcRefusal(err: HttpError): { jsonrpc: '2.0'; id: null; error: { co
 const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID';
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 
-export async function serveHttp(config: HttpConfig, runtime: Runtime): Promise<HttpServer> {
+export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promise<HttpServer> {
   const { log, fleet } = runtime;
   const started = Date.now();
   const checkToken = config.authToken === undefined ? undefined : bearerChecker(config.authToken);

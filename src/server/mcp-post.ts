@@ -19,8 +19,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
-import type { Runtime } from '../runtime.js';
-import { INSTRUCTIONS, SERVER_INFO } from './factory.js';
+import { INSTRUCTIONS, SERVER_INFO, type ToolHost } from './factory.js';
 import { sendJson } from './http-io.js';
 
 /** The code the SDK transport uses for its HTTP-level refusals. */
@@ -61,7 +60,7 @@ export function acceptOk(req: IncomingMessage, res: ServerResponse): boolean {
 /** `arrived`: when the request came in, before its body was read: every call's deadline counts from it. */
 export type LegacyPostHandler = (req: IncomingMessage, res: ServerResponse, messages: JSONRPCMessage[], batch: boolean, arrived: number) => Promise<void>;
 
-export function legacyPostHandler(runtime: Runtime): LegacyPostHandler {
+export function legacyPostHandler(runtime: ToolHost): LegacyPostHandler {
   const { dispatcher, catalog } = runtime;
 
   const answer = async (m: JSONRPCRequest, signal: AbortSignal, arrived: number): Promise<Answer> => {

@@ -1,9 +1,8 @@
 import { serveStdio as serveOnStdio } from '@modelcontextprotocol/server/stdio';
-import type { Runtime } from '../runtime.js';
-import { serverFactory, type ToolHost } from './factory.js';
+import { serverFactory, type ServerHost, type ToolHost } from './factory.js';
 
 /** What the stdio server uses of the runtime: a Runtime, or src/main.ts's stand-in that loads one for the first call. */
-export type StdioHost = ToolHost & Pick<Runtime, 'log'> & { readonly fleet: Pick<Runtime['fleet'], 'url'> };
+export type StdioHost = ToolHost & Pick<ServerHost, 'log'> & { readonly fleet: Pick<ServerHost['fleet'], 'url'> };
 
 /**
  * Serves MCP over stdin/stdout until the client closes stdin. The client's opening message picks
