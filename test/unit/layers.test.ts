@@ -9,7 +9,9 @@
  *   src/server/     MCP: dispatch, stdio, HTTP
  *   src/local/      the local serve command and its supervisor
  *   src/extractor/  the symbol extractor Zoekt's indexer runs (scip-ctags), a program of its own
- *   src/*.ts        the wiring (config, runtime, main) and small helpers every layer may use
+ *   entry           the programs and their wiring: cli.ts, serve-cli.ts, main.ts, runtime.ts
+ *   base            what every layer may use: config.ts, log.ts, errors.ts, deadline.ts, version.ts,
+ *                   heap.ts, metrics.ts, cjs.ts, and src/patterns/ (the syntax config.ts parses)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -20,8 +22,13 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 
-type Layer = 'zoekt' | 'search' | 'tools' | 'server' | 'local' | 'extractor' | 'top';
-const LAYERS: Layer[] = ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'top'];
+type Layer = 'zoekt' | 'search' | 'tools' | 'server' | 'local' | 'extractor' | 'entry' | 'base';
+const LAYERS: Layer[] = ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'entry', 'base'];
+
+/** The top-level files that start a program or wire its layers together; every other one is base. */
+const ENTRY = ['cli.ts', 'serve-cli.ts', 'main.ts', 'runtime.ts'];
+/** Folders of the base layer. */
+const BASE_FOLDERS = ['patterns'];
 
 interface Rule {
   /** The layers the rule applies to. */
@@ -35,6 +42,16 @@ const MCP = '@modelcontextprotocol/';
 const HTTP = ['node:http', 'node:https', 'node:http2', 'node:net', 'undici', '@modelcontextprotocol/node', '@modelcontextprotocol/server-legacy/'];
 
 const RULES: Rule[] = [
+  {
+    from: ['base'],
+    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', 'layer:entry'],
+    why: 'the base layer (config, log, errors, patterns, …) is used by every layer and imports none of them',
+  },
+  {
+    from: ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'base'],
+    forbid: ['layer:entry'],
+    why: 'only the entries (cli.ts, serve-cli.ts, main.ts, runtime.ts) wire the layers: no layer imports them; a layer declares what it needs (an interface) and the wiring passes it in',
+  },
   {
     from: ['zoekt'],
     forbid: ['layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', MCP],
@@ -56,22 +73,22 @@ const RULES: Rule[] = [
     why: 'extractor/ is a program Zoekt\'s indexer runs; it shares nothing with the server but helpers',
   },
   {
-    from: ['zoekt', 'search', 'local', 'extractor', 'top'],
+    from: ['zoekt', 'search', 'local', 'extractor', 'entry', 'base'],
     forbid: [MCP],
     why: 'only tools/ and server/ know the MCP SDK',
   },
   {
-    from: ['search', 'tools', 'server', 'local', 'extractor', 'top'],
+    from: ['search', 'tools', 'server', 'local', 'extractor', 'entry', 'base'],
     forbid: ['undici'],
     why: 'only zoekt/ makes HTTP requests (to Zoekt)',
   },
   {
-    from: ['zoekt', 'search', 'local', 'extractor'],
+    from: ['zoekt', 'search', 'local', 'extractor', 'base'],
     forbid: ['layer:tools'],
     why: 'the tool list is wired in by server/ and the top level only',
   },
   {
-    from: ['zoekt', 'search', 'tools', 'local', 'extractor'],
+    from: ['zoekt', 'search', 'tools', 'local', 'extractor', 'base'],
     forbid: ['layer:server'],
     why: 'server/ is the outermost layer: only the top-level wiring starts it',
   },
@@ -103,10 +120,14 @@ function importsOf(file: string, text: string): Import[] {
   return found;
 }
 
-/** The layer of a path under src/ (`tools/define.ts` → tools, `config.ts` → top). */
+/** The layer of a path under src/ (`tools/define.ts` → tools, `main.ts` → entry, `config.ts` → base). */
 function layerOf(pathInSrc: string): Layer {
   const first = pathInSrc.split('/')[0]!;
-  return pathInSrc.includes('/') && (LAYERS as string[]).includes(first) ? (first as Layer) : 'top';
+  // Files are named as imports name them (`main.js`) or as they are (`main.ts`).
+  if (!pathInSrc.includes('/')) return ENTRY.includes(pathInSrc.replace(/\.js$/, '.ts')) ? 'entry' : 'base';
+  if (BASE_FOLDERS.includes(first)) return 'base';
+  if ((LAYERS as string[]).includes(first) && first !== 'entry' && first !== 'base') return first as Layer;
+  throw new Error(`src/${pathInSrc}: a folder of no layer; name it in LAYERS or BASE_FOLDERS of test/unit/layers.test.ts`);
 }
 
 /** What an import names, as the rules spell it: `layer:search`, or the package (`http` read as `node:http`). */
@@ -179,6 +200,14 @@ describe('layers of src/', () => {
     expect(violations(importsOf('zoekt/example.ts', "import type { CallToolResult } from '@modelcontextprotocol/server';"))[0]).toContain('zoekt/ knows no MCP');
     expect(violations(importsOf('tools/example.ts', "import { createServer } from 'http';"))[0]).toContain('tools/ know no HTTP');
     expect(violations(importsOf('tools/example.ts', "import type { CallToolResult } from '@modelcontextprotocol/server';"))).toEqual([]);
-    expect(violations(importsOf('config.ts', "import { parseHostPattern } from './server/hosts.js';"))).toEqual([]);
+    // The wiring imports only downwards: each edge that once ran back up is named.
+    expect(violations(importsOf('config.ts', "import { hostAllowed } from './server/hosts.js';"))[0]).toContain('the base layer (config, log, errors, patterns, …) is used by every layer');
+    expect(violations(importsOf('config.ts', "import { pathGlobToRegex } from './search/files.js';"))[0]).toContain('the base layer');
+    expect(violations(importsOf('patterns/globs.ts', "import type { Runtime } from '../runtime.js';"))[0]).toContain('the base layer');
+    expect(violations(importsOf('local/serve.ts', "const m = await import('../main.js');"))[0]).toContain('only the entries (cli.ts, serve-cli.ts, main.ts, runtime.ts) wire the layers');
+    expect(violations(importsOf('local/serve.ts', "import type { LocalStatusSource } from '../runtime.js';"))[0]).toContain('only the entries');
+    expect(violations(importsOf('server/http.ts', "import type { Runtime } from '../runtime.js';"))[0]).toContain('only the entries');
+    expect(violations(importsOf('main.ts', "import type { StdioHost } from './server/stdio.js';"))).toEqual([]);
+    expect(violations(importsOf('serve-cli.ts', "import { serveMain } from './local/serve.js';"))).toEqual([]);
   });
 });
