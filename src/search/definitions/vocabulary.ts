@@ -16,8 +16,12 @@
  * The table (about 1 MB of text) is loaded on the first description search, not at start.
  */
 
-/** Alternatives kept per description word, WordNet's closest first. */
-export const MAX_RELATED = 3;
+/**
+ * Alternatives kept per description word, WordNet's closest. Three made description search on
+ * Go's tree 2.5× slower (`sort` → kind, `marshal` → set: names found everywhere) for no answer
+ * more; one costs 1.6× (bench/README.md, "search_symbols by description").
+ */
+export const MAX_RELATED = 1;
 
 /** WordNet has no pronouns: the compound ones stand for their determiner (every-thing → every). */
 const COMPOUND_PRONOUN = /^(every|any|some|no)(thing|one|body|where)$/;
