@@ -88,20 +88,31 @@ async function walk(mcp: Connected, args: SymbolSearchArgs): Promise<{ symbols: 
   return { symbols: pages.flatMap((p) => p.symbols), pages };
 }
 
+/** Over Go's tree: the MCP client, through a proxy that counts what it sends Zoekt, and Zoekt itself. */
+interface GoTree {
+  proxy: Awaited<ReturnType<typeof countingProxy>>;
+  mcp: Connected;
+  zoekt: ZoektClient;
+}
+
+async function openGoTree(): Promise<GoTree> {
+  const proxy = await countingProxy(inject('goZoektUrl'));
+  const mcp = await connectInProcess({ url: proxy.url, timeoutMs: 60_000 });
+  return { proxy, mcp, zoekt: new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 }) };
+}
+
+async function closeGoTree(t: Partial<GoTree>): Promise<void> {
+  await t.mcp?.close();
+  await t.zoekt?.close();
+  await t.proxy?.close();
+}
+
 describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
-  let proxy: Awaited<ReturnType<typeof countingProxy>>;
-  let mcp: Connected;
-  let zoekt: ZoektClient;
-  beforeAll(async () => {
-    proxy = await countingProxy(inject('goZoektUrl'));
-    mcp = await connectInProcess({ url: proxy.url, timeoutMs: 60_000 });
-    zoekt = new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await zoekt?.close();
-    await proxy?.close();
-  });
+  let proxy: GoTree['proxy'];
+  let mcp: GoTree['mcp'];
+  let zoekt: GoTree['zoekt'];
+  beforeAll(async () => ({ proxy, mcp, zoekt } = await openGoTree()));
+  afterAll(() => closeGoTree({ proxy, mcp, zoekt }));
 
   // Common names, a prefix glob, a qualified name, kinds, case, a lowercase Go name (never public
   // in Go), a name whose exact case is rare (the other case fills the page), a global name.
@@ -163,19 +174,11 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
 });
 
 describe("find_references' definitions of a member over Go's source tree", { timeout: 120_000 }, () => {
-  let proxy: Awaited<ReturnType<typeof countingProxy>>;
-  let mcp: Connected;
-  let zoekt: ZoektClient;
-  beforeAll(async () => {
-    proxy = await countingProxy(inject('goZoektUrl'));
-    mcp = await connectInProcess({ url: proxy.url, timeoutMs: 60_000 });
-    zoekt = new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await zoekt?.close();
-    await proxy?.close();
-  });
+  let proxy: GoTree['proxy'];
+  let mcp: GoTree['mcp'];
+  let zoekt: GoTree['zoekt'];
+  beforeAll(async () => ({ proxy, mcp, zoekt } = await openGoTree()));
+  afterAll(() => closeGoTree({ proxy, mcp, zoekt }));
 
   it.each([['Reader.Read'], ['Writer.Write'], ['Value.String']])('%s: every definition, without every mention of the type', async (symbol) => {
     proxy.sent.length = 0;
