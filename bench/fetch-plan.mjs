@@ -29,7 +29,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, request } from 'undici';
-import { memoryMiB, startHttpServer } from './lib.mjs';
+import { memoryMiB, startHttpServer, stdioHandshake } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
@@ -405,27 +405,15 @@ function startTime(cli, args, env) {
   return new Promise((done, fail) => {
     const started = performance.now();
     const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
-    let buffered = '';
     let ms;
-    child.stdout.on('data', (d) => {
-      buffered += d;
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const msg = JSON.parse(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-        if (msg.id === 1) {
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (msg.id === 2) {
-          ms = performance.now() - started;
-          if (!msg.result?.tools?.length) fail(new Error(`tools/list: ${JSON.stringify(msg).slice(0, 200)}`));
-          child.kill('SIGTERM');
-        }
-      }
+    stdioHandshake(child, 'fetch-plan', {
+      toolsList(msg) {
+        ms = performance.now() - started;
+        if (!msg.result?.tools?.length) fail(new Error(`tools/list: ${JSON.stringify(msg).slice(0, 200)}`));
+        child.kill('SIGTERM');
+      },
     });
     child.on('exit', () => (ms ? done(ms) : fail(new Error(`${cli} exited before answering tools/list`))));
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fetch-plan', version: '1' } } });
   });
 }
 

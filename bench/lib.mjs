@@ -57,3 +57,27 @@ export function gitCopy(from, dir, name) {
 
 /** Go's own source tree, `$(go env GOROOT)/src`. */
 export const goSrc = () => `${execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim()}/src`;
+
+/**
+ * The stdio handshake a client makes with a spawned server: initialize, then (once answered)
+ * notifications/initialized and tools/list. `on.initialize(msg)` and `on.toolsList(msg)` hear the
+ * answers as they come.
+ */
+export function stdioHandshake(child, clientName, on) {
+  const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
+  let buffered = '';
+  child.stdout.on('data', (d) => {
+    buffered += d;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const msg = JSON.parse(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+      if (msg.id === 1) {
+        on.initialize?.(msg);
+        send({ method: 'notifications/initialized' });
+        send({ id: 2, method: 'tools/list' });
+      } else if (msg.id === 2) on.toolsList?.(msg);
+    }
+  });
+  // Written at once, as a client does: the pipe holds it until the server reads.
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } } });
+}

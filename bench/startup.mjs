@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stdioHandshake } from './lib.mjs';
 
 const RUNS = Number(process.argv[2] ?? 20);
 const NODE = process.env.BENCH_NODE ?? process.execPath;
@@ -59,32 +60,21 @@ function serveTimes(cli) {
   return new Promise((done, fail) => {
     const started = performance.now();
     const child = spawn(NODE, [cli], { env, stdio: ['pipe', 'pipe', 'inherit'] });
-    const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
     const times = {};
-    let buffered = '';
-    child.stdout.on('data', (d) => {
-      buffered += d;
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const msg = JSON.parse(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-        if (msg.id === 1) {
-          times.initialize = performance.now() - started;
-          times.initializeCpu = mainThreadCpu(child.pid);
-          if (!msg.result?.serverInfo) fail(new Error(`initialize: ${JSON.stringify(msg)}`));
-          send({ method: 'notifications/initialized' });
-          send({ id: 2, method: 'tools/list' });
-        } else if (msg.id === 2) {
-          times.toolsList = performance.now() - started;
-          times.toolsListCpu = mainThreadCpu(child.pid);
-          if (!msg.result?.tools?.length) fail(new Error(`tools/list: ${JSON.stringify(msg).slice(0, 300)}`));
-          child.stdin.end();
-        }
-      }
+    stdioHandshake(child, 'bench', {
+      initialize(msg) {
+        times.initialize = performance.now() - started;
+        times.initializeCpu = mainThreadCpu(child.pid);
+        if (!msg.result?.serverInfo) fail(new Error(`initialize: ${JSON.stringify(msg)}`));
+      },
+      toolsList(msg) {
+        times.toolsList = performance.now() - started;
+        times.toolsListCpu = mainThreadCpu(child.pid);
+        if (!msg.result?.tools?.length) fail(new Error(`tools/list: ${JSON.stringify(msg).slice(0, 300)}`));
+        child.stdin.end();
+      },
     });
     child.on('exit', () => (times.toolsList ? done(times) : fail(new Error(`${cli} exited before answering tools/list`))));
-    // Written at once, as a client does: the pipe holds it until the server reads.
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
   });
 }
 
