@@ -87,10 +87,18 @@ const RANKED_CAP_PAGES = 10;
 /** The most matches one ranked window brings (about 2.5 MB of Zoekt's JSON), whatever the page asks. */
 const RANKED_CAP_MAX = 20_000;
 
-/** What one page asks Zoekt for (file-walk.ts has the plan): matches per file, and per window. */
-export function matchCaps(limit: number, maxPerFile: number): { matchesPerFile: number; maxMatches: number } {
+/**
+ * The ranked windows' match budget per shard: Zoekt ranks the files it finds before a shard has
+ * this many matches, and the rest of the walk goes by path. Enough for the 200 files a walk
+ * ranks on a common term in a 10k-file shard, at a twentieth of what evaluating every match of
+ * `err` over Go's source costs (bench/README.md, "The fetch plan").
+ */
+export const RANKED_SHARD_MATCHES = 5_000;
+
+/** What one page asks Zoekt for (file-walk.ts has the plan): matches per file, per window, per shard. */
+export function matchCaps(limit: number, maxPerFile: number): { matchesPerFile: number; maxMatches: number; shardMatches: number } {
   const matchesPerFile = maxPerFile * MATCHES_PER_LINE;
-  return { matchesPerFile, maxMatches: Math.min(RANKED_CAP_MAX, matchesPerFile * limit * RANKED_CAP_PAGES) };
+  return { matchesPerFile, maxMatches: Math.min(RANKED_CAP_MAX, matchesPerFile * limit * RANKED_CAP_PAGES), shardMatches: RANKED_SHARD_MATCHES };
 }
 
 export function buildCodeQuery(args: CodeSearchArgs): string {

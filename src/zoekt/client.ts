@@ -61,6 +61,14 @@ export interface SearchRequest {
    * of every repository rather than the best files overall. The counts are then not whole.
    */
   perRepoMatches?: number;
+  /**
+   * A smaller match budget per shard than the server's (MATCH_LIMITS): Zoekt stops evaluating a
+   * shard's files, in their index order, once it has found this many matches. The files it found
+   * are ranked as always, and the same request finds the same files, whatever `maxDocs` is; the
+   * counts are lower bounds when it stopped (`match_limit`). What a page of the best files needs,
+   * at a fraction of the cost of evaluating every match of a common term.
+   */
+  shardMatches?: number;
   contextLines?: number;
   /** Return the whole content of each file (get_file). */
   whole?: boolean;
@@ -190,7 +198,8 @@ export class ZoektClient {
   async search(req: SearchRequest): Promise<SearchResult> {
     const deadline = deadlineWithin(Date.now() + this.timeoutMs);
     checkSentQuery(req.query);
-    let now: Shrink = { contextLines: req.contextLines, limits: this.matchLimits, maxDocs: req.maxDocs, budgetCuts: 0, steps: [] };
+    const limits = req.shardMatches ? { ...this.matchLimits, shard: Math.min(req.shardMatches, this.matchLimits.shard) } : this.matchLimits;
+    let now: Shrink = { contextLines: req.contextLines, limits, maxDocs: req.maxDocs, budgetCuts: 0, steps: [] };
     for (;;) {
       try {
         const result = await this.searchWithin(req, now, deadline);

@@ -24,6 +24,12 @@
  * - a page in the path-ordered part asks for its own files only, with a cap of
  *   `matchesPerFile` each; a file cut there shows its first matches, and its count of the rest is
  *   a lower bound (`FileHit.matchesCut`);
+ * - ranked windows carry a match budget of their own (`shardMatches`): Zoekt stops evaluating a
+ *   shard's files once it has found that many matches, so a common term costs what its best
+ *   files cost, not every match of every file. The relevance-ordered part is then the best of
+ *   the files Zoekt evaluated (the same files for every window size, so pages stay one order),
+ *   and every other file follows in path order as always: a walk still reaches every file.
+ *   The counts of such a page are lower bounds (`complete: false`), not a partial walk;
  * - the counts come from Zoekt's stats, which its display caps do not change.
  */
 import * as q from '../../zoekt/query.js';
@@ -43,6 +49,8 @@ export interface FileWalkRequest {
   maxMatches?: number | undefined;
   /** Matches brought per file of the path-ordered part (the page shows fewer lines than this). */
   matchesPerFile?: number | undefined;
+  /** The ranked windows' match budget per shard (see above); absent, the server's whole budget. */
+  shardMatches?: number | undefined;
 }
 
 export interface FileWalkPage {
@@ -62,14 +70,18 @@ export interface FileWalkPage {
   short?: string;
 }
 
-function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits): Pick<FileWalkPage, 'complete' | 'partial'> {
-  const stopped = stats.find((s) => s.stopped);
+/**
+ * Whether a page is whole and what it cannot reach. `sampled`: the ranked window stopped at its
+ * own match budget, which makes its counts lower bounds but leaves nothing out of the walk.
+ */
+function summary(stats: SearchStatsOut[], total: number, limits: WalkLimits, sampled?: SearchStatsOut): Pick<FileWalkPage, 'complete' | 'partial'> {
+  const stopped = stats.find((s) => s.stopped && s !== sampled);
   const bound: Partial = {
     reason: `${grouped(total)} files match; paging reaches the first ${grouped(limits.walkFiles)} of them (the best ${limits.rankedFiles} by relevance, then the rest by path)`,
     hint: NARROW_HINT,
   };
   const partial = zoektPartial(stopped) ?? (total > limits.walkFiles ? bound : undefined);
-  return { complete: !stopped, ...(partial ? { partial } : {}) };
+  return { complete: !stopped && !sampled, ...(partial ? { partial } : {}) };
 }
 
 /** The path-ordered part of a walk: the listing's files not in the ranked head, by path. */
@@ -92,31 +104,48 @@ function walkOrder(window: Window, rankedFiles: number): FileHit[] {
   });
 }
 
+/** Fewer files than this found within a ranked window's own budget: the query ranks under the whole one. */
+const MIN_SAMPLED_FILES = 50;
+
 const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
 
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
-  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches };
+  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches, shardMatches: req.shardMatches, sampledFloor: MIN_SAMPLED_FILES };
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
-  let { page, window: head } = await searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within);
+  const rankedPage = () => searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within);
+  let { page, window: head } = await rankedPage();
+  // Zoekt stopped at the ranked window's own budget: the files it did not evaluate follow by path.
+  let sampled = ranked.shardMatches !== undefined && head.stats.stopped?.cause === 'match_limit' ? head.stats : undefined;
+  if (sampled && sampled.fileCount < MIN_SAMPLED_FILES) {
+    // Too few files within the budget to rank (each has thousands of matches): the listing that
+    // would follow costs more than the whole budget (seconds for `e`), so this query ranks under
+    // the whole budget. The same count decides it for every page of the walk.
+    ranked.shardMatches = undefined;
+    ({ page, window: head } = await rankedPage());
+    sampled = undefined;
+  }
   const cut = head.cutAt !== undefined;
+  if (sampled && within && page.items.length === limit) {
+    return { files: page.items, more: true, total: head.stats.fileCount, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], head.stats.fileCount, limits, sampled) };
+  }
   if (within && cut && page.items.length > 0 && page.items.length < limit && !head.exhausted) {
     // Files of thousands of matches each come a few per Zoekt request: the page ends where this
     // call's requests did, and the next one goes on from there.
     const total = head.stats.fileCount;
     const short = `This page has ${page.items.length} of the ${limit} files asked for: their files have thousands of matches each, which Zoekt sends a few files at a time. next_cursor goes on with the next file.`;
-    return { files: page.items, more: true, nextOffset: offset + page.items.length, short, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
+    return { files: page.items, more: true, nextOffset: offset + page.items.length, short, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits, sampled) };
   }
-  if ((within && !(cut && page.items.length < limit)) || head.exhausted) {
+  if (!sampled && ((within && !(cut && page.items.length < limit)) || head.exhausted)) {
     const order = within ? undefined : walkOrder(head, limits.rankedFiles);
     const items = order ? order.slice(offset, offset + limit) : page.items;
     const more = order ? order.length > offset + limit : page.hasMore;
     const total = Math.max(head.stats.fileCount, head.exhausted ? head.files.length : 0);
     return { files: items, more, total, matches: head.stats.matchCount, ranked: head, ...summary([head.stats], total, limits) };
   }
-  // The match cap ended the ranked part before this page: the whole of it, from the cached window.
+  // The match cap or budget ended the ranked part before this page: the whole of it, from the cached window.
   if (within) ({ page, window: head } = await searcher.filePage(ranked, 0, limits.rankedFiles, limits.rankedFiles + 1, true));
 
   const headFiles = page.items;
@@ -151,7 +180,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
     }
   }
   const total = Math.max(listing.stats.fileCount, head.stats.fileCount);
-  const done = summary(stats, total, limits);
+  const done = summary(stats, total, limits, sampled && head.stats);
   // A file of the listing that a search no longer finds: the index changed during the walk.
   if (lost && !done.partial) {
     done.partial = { reason: 'the index changed during this walk, so some files of this page are missing', hint: 'Start again from the first page (call without cursor).' };
@@ -159,7 +188,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...done };
 }
 
-type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal | undefined; maxMatches?: number | undefined };
+type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal | undefined; maxMatches?: number | undefined; shardMatches?: number | undefined; sampledFloor?: number };
 
 /**
  * The matched lines of a page's files from the path-ordered part: one search restricted to
@@ -173,7 +202,8 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
     // A path can stand once per branch version: the restricted search returns them all.
     const paths = new Set(block.map(pathKey));
     const versions = listing.files.filter((f) => paths.has(pathKey(f))).length;
-    const found = await searcher.filesAmong({ ...ranked, maxMatches: perFile === undefined ? undefined : perFile * Math.max(versions, block.length) }, block, versions);
+    // Every file of the block is evaluated: a budget that stopped early would lose some.
+    const found = await searcher.filesAmong({ ...ranked, shardMatches: undefined, maxMatches: perFile === undefined ? undefined : perFile * Math.max(versions, block.length) }, block, versions);
     stats.push(found.stats);
     return found;
   };

@@ -65,6 +65,13 @@ export interface WindowRequest {
    * one file with thousands of matches from filling the answer. The window then ends at `cutAt`.
    */
   maxMatches?: number | undefined;
+  /** Zoekt's match budget per shard for this search, when smaller than the server's (SearchRequest.shardMatches). */
+  shardMatches?: number | undefined;
+  /**
+   * Under `shardMatches`: a first round that found fewer files than this within the budget ends
+   * the window there (its caller asks again under the whole budget), instead of going on in rounds.
+   */
+  sampledFloor?: number | undefined;
   /** Under a match cap: rounds stop once this many files lie above the cut (the page's need). */
   minFiles?: number | undefined;
   /**
@@ -75,7 +82,7 @@ export interface WindowRequest {
 }
 
 const windowKey = (req: Omit<WindowRequest, 'size'>) => {
-  const cap = req.maxMatches ?? '';
+  const cap = `${req.maxMatches ?? ''}\u0000${req.shardMatches ?? ''}`;
   return req.key === undefined ? `ranked\u0000${req.contextLines ?? 0}\u0000${cap}\u0000${req.query}` : `${req.key}\u0000${cap}`;
 };
 
@@ -157,6 +164,7 @@ export class Searcher {
     const start = req.fresh || req.once ? undefined : this.cache.peek(key);
     const resumed = start?.cutAt !== undefined && start.held !== undefined;
     const first = resumed ? start! : await this.fetchWindow(req, req.query, req.size, cap);
+    if (req.shardMatches && first.stats.stopped?.cause === 'match_limit' && first.stats.fileCount < (req.sampledFloor ?? 0)) return first;
     let held: FileHit[] = resumed ? start!.files.slice(0, start!.held) : [];
     let rest = resumed ? start!.files.slice(start!.held) : first.files;
     let dropped: FileHit[] = resumed ? (start!.dropped ?? []) : [];
@@ -203,6 +211,7 @@ export class Searcher {
       contextLines: req.contextLines ?? 0,
       signal: req.signal,
       ...(maxMatches ? { maxMatches } : {}),
+      ...(req.shardMatches ? { shardMatches: req.shardMatches } : {}),
       ...(req.repos ? { repos: req.repos } : {}),
       ...(await this.scopeIds(req.signal)),
     });
