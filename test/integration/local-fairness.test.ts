@@ -54,7 +54,7 @@ async function untilComplete(c: LocalClient, query: string, t0: number): Promise
       const out = res.structuredContent as unknown as CodeSearchOutput;
       const ages = out.index_age ?? [];
       for (const a of ages) if (a.retry_after_s !== undefined) line.hints.push({ at, retryS: a.retry_after_s });
-      if (out.stats.complete && ages.every((a) => a.state === 'current')) {
+      if (!out.partial && ages.every((a) => a.state === 'current')) {
         line.complete = at;
         return line;
       }
