@@ -88,8 +88,8 @@ interface Ranked {
 
 function rankTier(name: string, pattern: NamePattern): number {
   const asked = pattern.member;
-  if (name === asked || name === pattern.wholeName) return 0;
-  if (name.toLowerCase() === asked.toLowerCase()) return 1;
+  if (!pattern.glob && (name === asked || name === pattern.wholeName)) return 0;
+  if (!pattern.glob && name.toLowerCase() === asked.toLowerCase()) return 1;
   if (pattern.literalPrefix && name.toLowerCase().startsWith(pattern.literalPrefix.toLowerCase())) return 2;
   return 3;
 }
@@ -119,8 +119,14 @@ function compareRanked(a: Ranked, b: Ranked): number {
  * comes with the score it has in Q and all of Q's symbols, whichever request brought it.
  *   1. Q, the best `need` files, `need` being the symbols up to the page's end and one more (for
  *      `next_cursor`; a first page also reads for the second, which then comes from the window
- *      cache through the same requests). Its file count says how many files define the name;
- *      past the last fixed window (2,000) the plan gives way (below).
+ *      cache through the same requests). For an exact name, the last fixed window (2,000 files)
+ *      instead: Zoekt's time for a `sym:` regex is that of evaluating every candidate file,
+ *      whatever the window, so reading every definition at once is cheaper than the requests
+ *      below (each costs as much again); only past 2,000 files do they follow. A glob has no
+ *      exact name (no tier 0 or 1), so its order is Zoekt's score after prominence-free tiers,
+ *      and the page's own files usually decide it. Its file count says how many files define
+ *      the name; when the rest must be read past the last fixed window (2,000), the plan gives
+ *      way (below).
  *   2. Let L be the `need`-th symbol of the files read. Zoekt returned the files in score order,
  *      so a symbol outside them can only rank before L with a better tier, or a more prominent
  *      definition, or an equal one in a file scored as high. While one may exist, one request
@@ -248,17 +254,18 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
   };
   let total: number | undefined;
   try {
-    const first = await ask(m.query, need);
+    const first = await ask(m.query, Math.max(need, m.firstWindow ?? 0));
     const all = (total = first.stats.fileCount);
-    if (all > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) return { total: all };
     take(first.files);
     const regions: Region[] = [{ ...EVERYWHERE, floor: floorOf(first.files, first.exhausted), size: need }];
     const everything = () => regions[0]!.floor === Number.NEGATIVE_INFINITY;
     // Every file with a symbol of a tier below this one has been read.
-    let tiersRead = 0;
+    let tiersRead = m.firstTier ?? 0;
     let tierSize = need / 2;
     /** The rest of Q in one request, when little is left or the names to leave out are too many. */
     const rest = async () => {
+      // Past the last fixed window, reading the rest is the fixed windows' work, not a plan's.
+      if (all > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) throw new GiveWay();
       regions[0]!.floor = Number.NEGATIVE_INFINITY;
       if (read.size <= LEFT_OUT_BY_NAME) {
         const unread = all - read.size;
@@ -437,6 +444,15 @@ interface Matcher {
   tiers?(tier: number): { restrict: string } | { find: string };
   /** The languages where no symbol of tier 0 (the exact name) can be public (prominence.ts). */
   neverPublic?: readonly string[];
+  /** No symbol it keeps has a tier below this (a glob has no exact name: 2). */
+  firstTier?: number;
+  /**
+   * The files the plan's first request asks for when more than the page needs: Zoekt evaluates
+   * a `sym:` regex over every candidate file whatever the window, so one request that holds
+   * every definition of an exact name costs what one for the page does, and each request a plan
+   * adds to read fewer files costs as much again (bench/README.md, "The fetch plan").
+   */
+  firstWindow?: number;
   /** The later copies of a definition in duplicated files rank after the first (prominence.ts, step 5). */
   twins?: boolean;
 }
@@ -457,6 +473,7 @@ function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Ki
       const tier = rankTier(symbol.name, pattern);
       return { symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: fileScore };
     },
+    ...(pattern.glob ? { firstTier: 2 } : { firstWindow: FILE_WINDOWS[FILE_WINDOWS.length - 1] }),
     neverPublic: [pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])]
       .map(neverPublic)
       .reduce((a, b) => a.filter((l) => b.includes(l))),

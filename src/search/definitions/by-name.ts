@@ -33,6 +33,8 @@ export interface NamePattern {
   global?: boolean;
   /** No exact name matched, so the name is looked for inside names (case-insensitive): the hint says so. */
   substring?: boolean;
+  /** The member is a glob: a pattern of names, never a name itself (no symbol ranks as the exact name). */
+  glob?: boolean;
 }
 
 const SEPARATOR = /::|\./;
@@ -57,7 +59,7 @@ export function parseName(name: string, asRegex: boolean): NamePattern {
     // `::main`: a global definition, one with no enclosing type.
     const member = text.slice(2);
     if (SEPARATOR.test(member)) throw invalidArgument(`'${text}' names a member after '::'`, "'::name' finds a global (unparented) definition: give one name after '::' ('::main'); for a member, give its type first ('Server.start').");
-    return { symRegex: memberRegex(member, false), member, literalPrefix: literalPrefixOf(member), global: true };
+    return { symRegex: memberRegex(member, false), member, literalPrefix: literalPrefixOf(member), global: true, ...globFlag(member) };
   }
   if (/^(?:::|[.:])+$/.test(text)) {
     throw invalidArgument(
@@ -67,7 +69,7 @@ export function parseName(name: string, asRegex: boolean): NamePattern {
   }
   const match = /^(.*?)(?:::|\.)((?:(?!::|\.).)*)$/.exec(text);
   if (!match || match[1] === '') {
-    return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text) };
+    return { symRegex: memberRegex(text, false), member: text, literalPrefix: literalPrefixOf(text), ...globFlag(text) };
   }
   const parent = match[1]!.split(SEPARATOR).filter(Boolean);
   if (parent.length === 0) {
@@ -85,10 +87,12 @@ export function parseName(name: string, asRegex: boolean): NamePattern {
   const whole = listing || isGlob(text) ? undefined : text;
   // Also accept a symbol whose whole name is the dotted text (Markdown headings, Java packages).
   const symRegex = whole ? `^(?:${stripAnchors(memberRe)}|${q.escapeRegex(whole)})$` : memberRe;
-  const pattern: NamePattern = { symRegex, parent, member, literalPrefix: literalPrefixOf(member) };
+  const pattern: NamePattern = { symRegex, parent, member, literalPrefix: literalPrefixOf(member), ...globFlag(member) };
   if (whole) pattern.wholeName = whole;
   return pattern;
 }
+
+const globFlag = (member: string): { glob?: true } => (isGlob(member) ? { glob: true } : {});
 
 function literalPrefixOf(glob: string): string {
   const at = glob.search(/[*?[\\]/);
