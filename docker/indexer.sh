@@ -133,8 +133,21 @@ round() {
 
 # SIGTERM (docker stop) ends the wait between rounds at once, and a round once its current
 # repository is done. $! is the only background job, the sleep between rounds: it is set as soon
-# as the sleep starts, so the trap stops it even when the signal comes right then.
-trap 'say "stopping"; [ -z "${!:-}" ] || kill "$!" 2>/dev/null; exit 0' TERM INT
+# as the sleep starts. A TERM that reaches it before it has become `sleep` is taken by the shell
+# handler it was forked with, and lost; so it is sent again until the process has ended (a
+# zombie, state Z, has), for at most about 2 s.
+stop_sleep() {
+  pid=${!:-}
+  [ -n "$pid" ] || return 0
+  tries=0
+  while kill "$pid" 2>/dev/null && [ "$tries" -lt 20 ]; do
+    state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1) || return 0
+    [ "$state" != Z ] || return 0
+    tries=$((tries + 1))
+    sleep 0.1
+  done
+}
+trap 'say "stopping"; stop_sleep; exit 0' TERM INT
 while :; do
   status=0
   round || status=1
