@@ -180,6 +180,8 @@ interface Plan {
   /** Every file that defines a matching symbol was read: the counts are exact. */
   whole: boolean;
   files: number;
+  /** More files define it than the last fixed window holds: a walk over pages ends there. */
+  bounded: boolean;
 }
 
 /** A plan gives way to the fixed windows after this many requests. */
@@ -334,7 +336,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
           continue;
         }
         if (suspects.size) await checkLeftOut(ask, m.query, suspects);
-        return { ranked, exact: ranked.length, whole: true, files: read.size };
+        return { ranked, exact: ranked.length, whole: true, files: read.size, bounded: false };
       }
       if (L.tier > tiersRead) {
         await betterTiers(L.tier, ranked);
@@ -356,7 +358,7 @@ async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: bo
         continue;
       }
       if (suspects.size) await checkLeftOut(ask, m.query, suspects);
-      return { ranked, exact: need, whole: false, files: read.size };
+      return { ranked, exact: need, whole: false, files: read.size, bounded: all > FILE_WINDOWS[FILE_WINDOWS.length - 1]! };
     }
   } catch (err) {
     if (err instanceof GiveWay) return total === undefined ? {} : { total };
@@ -622,7 +624,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       if (cached && !whole && need * PLAN_SHARE > cached.stats.fileCount) total = cached.stats.fileCount;
       else if (!whole) {
         const plan = await planNames(searcher, m, need, fresh, signal);
-        if ('ranked' in plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: undefined, hadCandidates: plan.files > 0 };
+        if ('ranked' in plan) return { ranked: plan.ranked, exact: plan.exact, complete: plan.whole, partial: plan.bounded ? candidatesBound() : undefined, hadCandidates: plan.files > 0 };
         total = plan.total;
       }
     }

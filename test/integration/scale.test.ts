@@ -284,7 +284,12 @@ describe('search_symbols on the Go tree', { timeout: WALK_TIMEOUT_MS }, () => {
     const funcs = items.filter((s) => s.parent_kind !== 'Interface').map(siteOf);
     expect(funcs.sort()).toEqual(expected.sort());
     for (const spec of items.filter((s) => s.parent_kind === 'Interface')) expect(spec.raw_kind, siteOf(spec)).toBe('Method');
-    expect(pages[0]!.stats).toMatchObject({ symbols: items.length, complete: true });
+    // A glob's first page reads the files that decide it: its counts are lower bounds then; the
+    // last page has read every file.
+    const first = pages[0]!.stats as { symbols: number; complete: boolean };
+    if (first.complete) expect(first.symbols).toBe(items.length);
+    else expect(first.symbols).toBeLessThanOrEqual(items.length);
+    expect(pages.at(-1)!.stats).toMatchObject({ symbols: items.length, complete: true });
   });
 
   it('a Go type alias (type A = B) is a type', async () => {

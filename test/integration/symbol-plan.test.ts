@@ -176,7 +176,8 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
       expect(read * 8).toBeLessThan(fixed);
     } else {
       expect(overIndex).toHaveLength(1);
-      expect(read).toBeLessThanOrEqual(fixed);
+      // The same files as the fixed window's first request, give or take the digits of a duration.
+      expect(read).toBeLessThanOrEqual(fixed * 1.01);
     }
   });
 });
