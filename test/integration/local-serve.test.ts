@@ -479,7 +479,9 @@ describe('counts over 20 commits', () => {
       const files = execFileSync('git', ['-C', repo, 'ls-files'], { encoding: 'utf8' }).trim().split('\n').length;
       const stable = await waitFor('built whole once quiet', async () => {
         const listed = ok<ListReposOutput>(await call(c.client, 'list_repos', {})).repos[0]!;
-        return listed.index_state === 'current' && shards() === base && listed.files === files ? listed : undefined;
+        if (listed.index_state === 'current' && shards() === base && listed.files === files) return listed;
+        // What it waits for, named in the timeout's message.
+        throw new Error(`state ${listed.index_state}, ${shards()} shards (base ${base}), ${listed.files} of ${files} files`);
         // The whole build runs once the folder is quiet: on a machine busy with other tests it
         // waits its turn behind their indexing, so this waits as long as the test allows.
       }, 100_000);
