@@ -104,14 +104,11 @@ function walkOrder(window: Window, rankedFiles: number): FileHit[] {
   });
 }
 
-/** Fewer files than this found within a ranked window's own budget: the query ranks under the whole one. */
-const MIN_SAMPLED_FILES = 50;
-
 const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
 
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
-  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches, shardMatches: req.shardMatches, sampledFloor: MIN_SAMPLED_FILES };
+  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches, shardMatches: req.shardMatches, sampledFloor: limit + 1 };
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
@@ -119,10 +116,10 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   let { page, window: head } = await rankedPage();
   // Zoekt stopped at the ranked window's own budget: the files it did not evaluate follow by path.
   let sampled = ranked.shardMatches !== undefined && head.stats.stopped?.cause === 'match_limit' ? head.stats : undefined;
-  if (sampled && sampled.fileCount < MIN_SAMPLED_FILES) {
-    // Too few files within the budget to rank (each has thousands of matches): the listing that
-    // would follow costs more than the whole budget (seconds for `e`), so this query ranks under
-    // the whole budget. The same count decides it for every page of the walk.
+  if (sampled && sampled.fileCount < ranked.sampledFloor) {
+    // Too few files within the budget for a page and one more (each has thousands of matches):
+    // this query ranks under the whole budget. The same count decides it for every page of the
+    // walk (the cursor binds the limit).
     ranked.shardMatches = undefined;
     ({ page, window: head } = await rankedPage());
     sampled = undefined;
