@@ -20,6 +20,13 @@ import type { ToolCatalog } from './catalog.js';
 /** Tools that stay callable when the server is at its limit: the one to call when others fail. */
 const UNQUEUED = new Set(['get_health']);
 
+/** A tool's output as it goes out: completed for local mode, its text, and an error to give instead. */
+interface Finished {
+  out: Record<string, unknown>;
+  local: { error?: ToolError; note?: string };
+  text: string;
+}
+
 /** Arrays and object members in one call's arguments; real calls have a few dozen. */
 export const MAX_ARGUMENT_ELEMENTS = 1_000;
 
@@ -101,30 +108,36 @@ export class Dispatcher {
       if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
-      // Measured as it goes out: with what the local serve command adds after the tool.
-      const completed = (out: unknown) => {
-        const copy = structuredClone(out) as Record<string, unknown>;
-        const note = freshAnswer(tool.reads, status, input, copy).note;
-        return { copy, text: `${tool.render(copy, input)}${note ? `\n${note}` : ''}` };
+      // An output as it goes out (with what the local serve command adds after the tool: index
+      // ages, partial while a repository waits for its first index), worked out once per output:
+      // the budget measures its text and data, and the answer is the last one measured.
+      const finished = new WeakMap<object, Finished>();
+      const finish = (out: unknown): Finished => {
+        let done = finished.get(out as object);
+        if (!done) {
+          const copy = (status ? structuredClone(out) : out) as Record<string, unknown>;
+          const local = freshAnswer(tool.reads, status, input, copy);
+          const text = tool.render(copy, input);
+          done = { out: copy, local, text: local.note ? `${text}\n${local.note}` : text };
+          finished.set(out as object, done);
+        }
+        return done;
       };
-      const budget = status
-        ? { maxChars, render: (out: unknown) => completed(out).text, structured: (out: unknown) => completed(out).copy }
-        : { maxChars, render: (out: unknown) => tool.render(out, input) };
+      const budget = { maxChars, render: (out: unknown) => finish(out).text, ...(status ? { structured: (out: unknown) => finish(out).out } : {}) };
       const work = withDeadline(deadline, () => tool.handler(input, ctx, budget));
       // The slot is given back when the work really ends, not when the caller stops waiting.
       const held = release;
       release = undefined;
       if (held) work.then(held, held);
       const out = await untilAborted(work, signal, () => this.timedOut(tool.name, arrived, options.signal));
-      const local = freshAnswer(tool.reads, status, input, out);
-      if (local.error) throw local.error;
-      const text = tool.render(out, input);
+      const done = finish(out);
+      if (done.local.error) throw done.local.error;
       const ms = Date.now() - arrived;
       this.o.log.info('tool call', { tool: tool.name, callId, ms, ...trace });
       this.o.metrics.recordToolCall(tool.name, ms, 'ok');
-      const partial = (out as { partial?: { reason: string } }).partial;
+      const partial = (done.out as { partial?: { reason: string } }).partial;
       await options.notify?.(partial ? 'warning' : 'info', { tool: tool.name, ms, ...(partial ? { partial: partial.reason } : {}) });
-      return successResult(out, local.note ? `${text}\n${local.note}` : text);
+      return successResult(done.out, done.text);
     } catch (err) {
       const result = errorResult((tool && freshError(tool.reads, status, args, err)) ?? err);
       const error = (result.structuredContent as { error: { code: string; message: string } }).error;
