@@ -86,6 +86,15 @@ function codePointBefore(s: string, at: number): number | undefined {
 }
 
 /** Every symbol definition in a file hit, with kinds normalized and parents bare. */
+/** The 1-based column where the occurrence of `name` that holds `column` starts on the line; `column` when none does. */
+function nameStart(line: string, name: string, column: number): number {
+  if (!name) return column;
+  for (let at = line.indexOf(name); at !== -1; at = line.indexOf(name, at + 1)) {
+    if (at < column && column <= at + name.length) return at + 1;
+  }
+  return column;
+}
+
 export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string }[] {
   const out: { symbol: SymbolResult; scope: string }[] = [];
   const seen = new Set<string>();
@@ -94,10 +103,12 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
     for (const range of chunk.ranges) {
       const sym = range.symbol;
       if (!sym) continue;
-      const key = `${range.line}:${range.column}:${sym.name}`;
+      const lineText = chunk.lines[range.line - chunk.startLine] ?? '';
+      // A match inside a name (a `sym:` substring) stands for the symbol: its column is where the name starts.
+      const column = nameStart(lineText, sym.name, range.column);
+      const key = `${range.line}:${column}:${sym.name}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const lineText = chunk.lines[range.line - chunk.startLine] ?? '';
       if (!definesAt(lineText, sym.name)) continue;
       // A Go or Java package is the scope of every symbol in it, not an enclosing type.
       const scoped = sym.parent !== '' && sym.parentKind !== 'package';
@@ -113,7 +124,7 @@ export function symbolsOf(file: FileHit): { symbol: SymbolResult; scope: string 
         repo: file.repo,
         path: file.path,
         line: range.line,
-        column: range.column,
+        column,
         signature: lineText.trim(),
       };
       if (parent) {
