@@ -31,6 +31,7 @@ import {
   type IndexerPaths,
 } from './indexer.js';
 import { IndexerProgress, refreshEstimate } from './indexer-progress.js';
+import { QUICK_MS } from './job-lanes.js';
 import { describeProcess, stopProcess } from './process-table.js';
 import type { RepoEntry } from './repos.js';
 import type { RepoProgress } from './status.js';
@@ -247,10 +248,17 @@ export class IndexRunner {
     this.say(`indexing speed: ${Math.round(this.speed.files_per_s)} files/s, ${(this.speed.bytes_per_s / 1e6).toFixed(1)} MB/s`);
   }
 
-  /** Whether `e` has gathered deltas enough to be built whole in the background (and none is under way). */
+  /**
+   * Whether `e` has gathered deltas enough to be built whole in the background (and none is under
+   * way): three, or any when its whole build is a quick job (a small repository), so that once the
+   * folders are quiet its shards and counts are those of its files again.
+   */
   wantsWholeBuild(e: RepoEntry, saved: Saved | undefined): boolean {
     if (this.background || !saved || saved.name !== e.name) return false;
-    return shardCount(this.paths.index, e.name) - (saved.base_shards ?? 1) >= WHOLE_AFTER_DELTAS;
+    const deltas = shardCount(this.paths.index, e.name) - (saved.base_shards ?? 1);
+    if (deltas <= 0) return false;
+    // duration_ms: what its last whole build took.
+    return saved.duration_ms <= QUICK_MS || deltas >= WHOLE_AFTER_DELTAS;
   }
 
   /** Starts building `e` whole in the background, at the snapshot it is indexed at. */
