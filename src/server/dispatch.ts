@@ -17,9 +17,6 @@ import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
 import type { ToolCatalog } from './catalog.js';
 
-/** Tools that stay callable when the server is at its limit: the one to call when others fail. */
-const UNQUEUED = new Set(['get_health']);
-
 /** A tool's output as it goes out: completed for local mode, its text, and an error to give instead. */
 interface Finished {
   out: Record<string, unknown>;
@@ -105,7 +102,7 @@ export class Dispatcher {
     try {
       if (!tool) throw new ToolError('INTERNAL', `the tool '${toolName}' went missing`, 'Call again.');
       const input = this.parse(tool.name, tool.input, args);
-      if (!UNQUEUED.has(tool.name)) release = await this.o.admission.enter(signal);
+      if (tool.queued !== false) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
       // An output as it goes out (with what the local serve command adds after the tool: index

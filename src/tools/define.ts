@@ -39,6 +39,11 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   render: (out: z.output<O>, args: z.output<I>) => string;
   /** Which repositories of the index it reads (freshness.ts): absent for a tool that reads none. */
   reads?: RepoReads<z.output<I>, z.output<O>>;
+  /**
+   * false: callable when the server is at its limit, not queued by admission control (the tool to
+   * call when others fail).
+   */
+  queued?: false;
 }
 
 // A list of heterogeneous tools: the generic parameters are erased at the list.

@@ -126,6 +126,8 @@ export const getHealthTool = defineTool({
   ].join('\n'),
   input,
   output,
+  // The tool to call when others fail: never queued behind them.
+  queued: false,
   handler: async (_args, ctx, budget) => fitHealth(withIndexing(await getHealth(ctx.searcher, ctx.metrics), ctx.local?.()), budget),
   render: (out) => renderHealth(out),
 });
