@@ -128,6 +128,13 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** 'http' options mean something only with --http. */
   group: 'general' | 'http';
+  /**
+   * The field loadConfig sets from it (of Config, or of HttpConfig for an 'http' option), with the
+   * parser of its value (a whole number within min and max when there is none). Absent for the
+   * options loadConfig reads by hand: switches, and those whose default depends on another.
+   */
+  field?: keyof Config | keyof HttpConfig;
+  parse?: (value: string, source: string) => Config[keyof Config] | HttpConfig[keyof HttpConfig];
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
@@ -138,6 +145,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: DEFAULTS.zoektUrl,
     description: 'zoekt-webserver base URL, or several separated by commas, each serving its own share of the repositories; each must run with -rpc',
     group: 'general',
+    field: 'zoektUrl',
+    parse: parseUrls,
   },
   {
     name: 'timeout-ms',
@@ -148,6 +157,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 120_000,
     description: 'deadline of one tool call from its arrival (over Streamable HTTP, from the request, its body included): its wait for a turn, every Zoekt request (retries included) and the reply; Zoekt is told to stop searching a little before it',
     group: 'general',
+    field: 'timeoutMs',
   },
   {
     name: 'log-level',
@@ -157,6 +167,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     choices: LOG_LEVELS,
     description: 'how much to log, as JSON lines on stderr',
     group: 'general',
+    field: 'logLevel',
+    parse: parseLogLevel,
   },
   {
     name: 'allow-repos',
@@ -165,6 +177,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: { text: 'all repositories' },
     description: 'comma-separated repo-name globs (github.com/acme/*,webapp); every tool is confined to them',
     group: 'general',
+    field: 'allowRepos',
+    parse: parseRepoGlobs,
   },
   {
     name: 'cursor-secret',
@@ -173,6 +187,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: { text: 'random per process' },
     description: `key that signs pagination cursors (HMAC-SHA256), ${MIN_SECRET_LENGTH}+ printable characters; give every replica the same one so any of them resumes another's cursors, and keep it across restarts. Prefer the variable: flags show in ps`,
     group: 'general',
+    field: 'cursorSecret',
+    parse: parseSecret,
   },
   {
     name: 'cache-mb',
@@ -183,6 +199,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 4096,
     description: 'memory in MiB for the ranked windows that serve later pages; 0 turns the cache off',
     group: 'general',
+    field: 'cacheMb',
   },
   {
     name: 'cache-ttl-ms',
@@ -193,6 +210,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 3_600_000,
     description: 'how long a cached window serves later pages',
     group: 'general',
+    field: 'cacheTtlMs',
   },
   {
     name: 'max-output-chars',
@@ -203,6 +221,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: OUTPUT_CHARS_BOUNDS.max,
     description: "the text of one answer, in characters (about 4 to a token), unless a call asks for another bound with max_output_chars; a page that would pass it is cut (context lines, then matched lines per file, then results, then line length), says what it cut, and its next cursor goes on from where it stopped. structuredContent carries the same cut page and stays under twice the bound",
     group: 'general',
+    field: 'maxOutputChars',
   },
   {
     name: 'max-in-flight',
@@ -213,6 +232,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 4096,
     description: 'tool calls this process runs at once, over every transport and session; more wait for a turn (get_health never waits)',
     group: 'general',
+    field: 'maxInFlight',
   },
   {
     name: 'max-queue',
@@ -223,6 +243,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 100_000,
     description: 'tool calls that may wait for a turn; past it a call is refused at once with OVERLOADED and retry_after_ms',
     group: 'general',
+    field: 'maxQueue',
   },
   {
     name: 'http',
@@ -248,6 +269,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 65_535,
     description: 'port to bind; 0 picks a free one and logs it',
     group: 'http',
+    field: 'port',
   },
   {
     name: 'auth-token',
@@ -290,6 +312,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 600_000,
     description: 'after SIGTERM or SIGINT, how long in-flight calls may finish',
     group: 'http',
+    field: 'shutdownTimeoutMs',
   },
   {
     name: 'headers-timeout-ms',
@@ -300,6 +323,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 600_000,
     description: 'a connection that has not sent its request headers by then gets 408 and is closed; capped at --request-timeout-ms',
     group: 'http',
+    field: 'headersTimeoutMs',
   },
   {
     name: 'request-timeout-ms',
@@ -310,6 +334,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 600_000,
     description: 'the same for the whole request, body included (the time the answer takes does not count)',
     group: 'http',
+    field: 'requestTimeoutMs',
   },
   {
     name: 'keep-alive-timeout-ms',
@@ -320,6 +345,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 600_000,
     description: 'how long an idle kept-alive connection stays open between requests',
     group: 'http',
+    field: 'keepAliveTimeoutMs',
   },
   {
     name: 'max-connections',
@@ -330,6 +356,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 65_535,
     description: 'open connections (sockets) at once; past it the oldest idle kept-alive connection is closed, then the oldest one still sending its request, and only when every connection is serving a request or a stream does the newcomer get 503 with Retry-After',
     group: 'http',
+    field: 'maxConnections',
   },
   {
     name: 'max-unfinished',
@@ -340,6 +367,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 65_535,
     description: 'connections that have not yet sent a whole request (no token is needed for that); past it the oldest of them that has had 1 s is closed with 503 UNFINISHED_REQUEST, never the newcomer refused',
     group: 'http',
+    field: 'maxUnfinished',
   },
   {
     name: 'max-unfinished-per-peer',
@@ -350,6 +378,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 65_535,
     description: 'the same for one client address (behind a proxy every client has the proxy\'s address: raise it to --max-unfinished there)',
     group: 'http',
+    field: 'maxUnfinishedPerPeer',
   },
   {
     name: 'max-sse-sessions',
@@ -360,6 +389,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 65_535,
     description: 'open legacy SSE sessions (GET /sse); past it a new one gets 503 with Retry-After (Streamable HTTP at /mcp keeps no session)',
     group: 'http',
+    field: 'maxSseSessions',
   },
   {
     name: 'max-batch',
@@ -370,6 +400,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     max: 100,
     description: 'messages in one JSON-RPC batch on /mcp or /messages; a larger batch, or an empty one, gets a JSON-RPC -32600 error',
     group: 'http',
+    field: 'maxBatch',
   },
 ];
 
@@ -459,12 +490,6 @@ function parseInteger(value: string, source: string, min: number, max: number): 
   const n = Number(value.trim());
   if (n < min || n > max) throw new Error(`${source} must be between ${min} and ${max}, got ${n}`);
   return n;
-}
-
-/** A whole number within the option's bounds. */
-function parseBounded(name: string, value: string, source: string): number {
-  const o = OPTION[name]!;
-  return parseInteger(value, source, o.min!, o.max!);
 }
 
 function parseBoolean(value: string, source: string): boolean {
@@ -566,33 +591,24 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
       if (e !== undefined && e !== '') return [e, envName];
       return undefined;
     };
-    const config: Config = { ...DEFAULTS };
-    const url = pick('zoekt-url');
-    if (url) config.zoektUrl = parseUrls(...url);
-    const timeout = pick('timeout-ms');
-    if (timeout) config.timeoutMs = parseBounded('timeout-ms', ...timeout);
-    const level = pick('log-level');
-    if (level) config.logLevel = parseLogLevel(...level);
-    const cacheMb = pick('cache-mb');
-    if (cacheMb) config.cacheMb = parseBounded('cache-mb', ...cacheMb);
-    const cacheTtl = pick('cache-ttl-ms');
-    if (cacheTtl) config.cacheTtlMs = parseBounded('cache-ttl-ms', ...cacheTtl);
-    const inFlight = pick('max-in-flight');
-    if (inFlight) config.maxInFlight = parseBounded('max-in-flight', ...inFlight);
-    const queue = pick('max-queue');
-    if (queue) config.maxQueue = parseBounded('max-queue', ...queue);
-    const outputChars = pick('max-output-chars');
-    if (outputChars) config.maxOutputChars = parseBounded('max-output-chars', ...outputChars);
-    const allow = pick('allow-repos');
-    if (allow) config.allowRepos = parseRepoGlobs(...allow);
-    const secret = pick('cursor-secret');
-    if (secret) config.cursorSecret = parseSecret(...secret);
+    const config = { ...DEFAULTS, ...fieldsOf('general', pick) } as Config;
     const http = loadHttp(values, env, pick);
     if (http) config.http = http;
     return { kind: 'run', config };
   } catch (err) {
     return { kind: 'error', reason: (err as Error).message };
   }
+}
+
+/** The fields the options of `group` set, each parsed from its flag or, without one, its variable. */
+function fieldsOf(group: OptionSpec['group'], pick: (flag: string) => [string, string] | undefined): Partial<Config & HttpConfig> {
+  const fields: Record<string, unknown> = {};
+  for (const o of OPTIONS) {
+    if (o.group !== group || !o.field) continue;
+    const given = pick(o.name);
+    if (given) fields[o.field] = o.parse ? o.parse(...given) : parseInteger(given[0], given[1], o.min!, o.max!);
+  }
+  return fields;
 }
 
 const HTTP_ONLY_FLAGS = OPTIONS.filter((o) => o.group === 'http' && o.name !== 'http').map((o) => o.name);
@@ -619,25 +635,13 @@ function loadHttp(
   const token = pick('auth-token');
   const origins = pick('allowed-origins');
   const hosts = pick('allowed-hosts');
-  const bounded = (name: string, fallback: number): number => {
-    const v = pick(name);
-    return v ? parseBounded(name, ...v) : fallback;
-  };
-  const http: HttpConfig = {
+  const http = {
+    ...HTTP_DEFAULTS,
     host: host ? parseHost(...host) : HTTP_DEFAULTS.host,
-    port: bounded('port', HTTP_DEFAULTS.port),
     allowedOrigins: [],
     allowedHosts: [],
-    shutdownTimeoutMs: bounded('shutdown-timeout-ms', HTTP_DEFAULTS.shutdownTimeoutMs),
-    headersTimeoutMs: bounded('headers-timeout-ms', HTTP_DEFAULTS.headersTimeoutMs),
-    requestTimeoutMs: bounded('request-timeout-ms', HTTP_DEFAULTS.requestTimeoutMs),
-    keepAliveTimeoutMs: bounded('keep-alive-timeout-ms', HTTP_DEFAULTS.keepAliveTimeoutMs),
-    maxConnections: bounded('max-connections', HTTP_DEFAULTS.maxConnections),
-    maxUnfinished: bounded('max-unfinished', HTTP_DEFAULTS.maxUnfinished),
-    maxUnfinishedPerPeer: bounded('max-unfinished-per-peer', HTTP_DEFAULTS.maxUnfinishedPerPeer),
-    maxSseSessions: bounded('max-sse-sessions', HTTP_DEFAULTS.maxSseSessions),
-    maxBatch: bounded('max-batch', HTTP_DEFAULTS.maxBatch),
-  };
+    ...fieldsOf('http', pick),
+  } as HttpConfig;
   // The head is part of the request: a longer wait for it than for the whole would never apply.
   http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);
   if (token) http.authToken = parseToken(...token);

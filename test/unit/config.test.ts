@@ -180,6 +180,21 @@ describe('OPTIONS: the options as data (--help and the option tables of docs/ ar
     if (o.min! > 0) expect(run(o.min! - 1).kind).toBe('error');
   });
 
+  it('an option that sets a field parses it: with its own parser, or as a whole number within the bounds it shows', () => {
+    for (const o of OPTIONS.filter((o) => o.field !== undefined)) {
+      expect(o.parse !== undefined || (o.min !== undefined && o.max !== undefined), o.name).toBe(true);
+      expect(o.field, o.name).toBe(configKey(o.name));
+    }
+    // Each value lands in its field: one set away from its default, every other left at its own.
+    for (const o of OPTIONS.filter((o) => o.field !== undefined && o.min !== undefined)) {
+      const value = o.min === o.default ? o.max! : o.min!;
+      const out = loadConfig([...withHttp(o), `--${o.name}`, String(value)], {});
+      if (out.kind !== 'run') throw new Error(JSON.stringify(out));
+      const flat: Record<string, unknown> = { ...out.config, ...out.config.http };
+      expect(flat[o.field!], o.name).toBe(value);
+    }
+  });
+
   it('the defaults shown are the defaults used', () => {
     const out = loadConfig(['--http'], {});
     if (out.kind !== 'run') throw new Error(JSON.stringify(out));
