@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeSearchOutput } from '../../src/search/code.js';
-import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
+import { connectStdio, walkPages, type Connected } from '../support/mcp.js';
 import { runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 const DENSE_LINES = 25_000;
@@ -48,19 +48,7 @@ afterAll(async () => {
 
 type Result = CodeSearchOutput['results'][number];
 
-async function walk(args: Record<string, unknown>): Promise<{ pages: CodeSearchOutput[]; texts: string[] }> {
-  const pages: CodeSearchOutput[] = [];
-  const texts: string[] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 200; guard++) {
-    const res = await call(mcp.client, 'search_code', { ...args, ...(cursor ? { cursor } : {}) });
-    pages.push(ok<CodeSearchOutput>(res));
-    texts.push(textOf(res));
-    cursor = pages.at(-1)!.next_cursor;
-    if (!cursor) break;
-  }
-  return { pages, texts };
-}
+const walk = (args: Record<string, unknown>) => walkPages<CodeSearchOutput>(mcp.client, 'search_code', args, 200);
 
 function matchingLines(path: string, re: RegExp): number[] {
   return files.get(path)!.flatMap((l, i) => (re.test(l) ? [i + 1] : []));

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
  * cores shared with the other test files and both Zoekts). Nothing here asserts a time.
  */
 const WALK_TIMEOUT_MS = 300_000;
-import { call, connectInProcess, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
+import { call, connectInProcess, connectStdio, ok, walkPages, type Connected } from '../support/mcp.js';
 import { filesMatching, GO_FILES, goFuncDefinitions, goTypeDefinitions, linesMatching, scanCorpus, type Corpus } from '../support/truth.js';
 
 type Out = Record<string, unknown> & {
@@ -30,17 +30,7 @@ interface Walk {
 
 /** Follows next_cursor to the end, keeping every page. */
 async function walk(client: Connected['client'], tool: string, args: Record<string, unknown>, listKey: string): Promise<Walk> {
-  const pages: Out[] = [];
-  const texts: string[] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 5000; guard++) {
-    const result = await call(client, tool, { ...args, ...(cursor ? { cursor } : {}) });
-    texts.push(textOf(result));
-    const out = ok<Out>(result);
-    pages.push(out);
-    if (!out.next_cursor) break;
-    cursor = out.next_cursor;
-  }
+  const { pages, texts } = await walkPages<Out>(client, tool, args);
   return { pages, texts, items: pages.flatMap((p) => p[listKey] as Record<string, unknown>[]) };
 }
 

@@ -77,6 +77,22 @@ export function ok<T = Record<string, unknown>>(result: CallToolResult): T {
   return result.structuredContent as T;
 }
 
+/** Follows next_cursor from the first page to the last: each page's structured content and text. */
+export async function walkPages<T extends { next_cursor?: string }>(client: Client, name: string, args: Record<string, unknown>, maxPages = 5000): Promise<{ pages: T[]; texts: string[] }> {
+  const pages: T[] = [];
+  const texts: string[] = [];
+  let cursor: string | undefined;
+  for (let guard = 0; guard < maxPages; guard++) {
+    const result = await call(client, name, { ...args, ...(cursor ? { cursor } : {}) });
+    texts.push(textOf(result));
+    const out = ok<T>(result);
+    pages.push(out);
+    cursor = out.next_cursor;
+    if (!cursor) break;
+  }
+  return { pages, texts };
+}
+
 export interface ToolErrorShape {
   code: string;
   message: string;
