@@ -16,11 +16,16 @@
 # MIRROR_URLS: git URLs separated by spaces, commas or new lines, cloned once as mirrors into
 #   MIRROR_DIR (default DATA_DIR/mirrors), fetched again each round, and named after the URL
 #   (https://github.com/acme/app.git is github.com/acme/app).
+# MIRROR_URLS_FILE: a file of more such URLs (lines starting with # are comments), read again
+#   each round, so a mounted Kubernetes ConfigMap can change the list without a restart.
 # INDEX_DIR (default DATA_DIR/index, DATA_DIR default /data): where the shards go, for
 #   zoekt-webserver -index to serve. zoekt-webserver picks up new shards by itself.
 # SHARD (e.g. 1/2): index only every n-th repository, starting with the i-th, counting the
 #   REPOS_DIR folders and then the mirrors in order; n indexers with 1/n … n/n split the
 #   repositories between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one).
+# SHARD_COUNT (e.g. 3), instead of SHARD: n, with i taken from SHARD_INDEX (0-based, such as a
+#   StatefulSet pod's apps.kubernetes.io/pod-index label) or else from the number that ends
+#   the host name (a StatefulSet pod is named <set>-<index>).
 set -eu
 
 ZOEKT_MCP_HOME=${ZOEKT_MCP_HOME:-/opt/zoekt-mcp}
@@ -30,6 +35,7 @@ REPOS_DIR=${REPOS_DIR:-/repos}
 INDEX_DIR=${INDEX_DIR:-$DATA_DIR/index}
 MIRROR_DIR=${MIRROR_DIR:-$DATA_DIR/mirrors}
 MIRROR_URLS=${MIRROR_URLS:-}
+MIRROR_URLS_FILE=${MIRROR_URLS_FILE:-}
 INDEX_INTERVAL=${INDEX_INTERVAL:-600}
 INDEX_BRANCHES=${INDEX_BRANCHES:-HEAD}
 # The outcome of the last round: its end time and its failures, for the health check.
@@ -38,6 +44,13 @@ STATUS_FILE=${STATUS_FILE:-$DATA_DIR/indexer.status}
 say() { echo "indexer: $*" >&2; }
 
 case $INDEX_INTERVAL in '' | *[!0-9]*) say "INDEX_INTERVAL must be a whole number of seconds, got '$INDEX_INTERVAL'"; exit 2 ;; esac
+if [ -n "${SHARD_COUNT:-}" ]; then
+  index=${SHARD_INDEX:-$(hostname | sed 's/.*-//')}
+  for n in "$SHARD_COUNT" "$index"; do
+    case $n in '' | *[!0-9]*) say "SHARD_COUNT and SHARD_INDEX (or a host name ending in -<index>) must be whole numbers, got '$SHARD_COUNT' and '$index'"; exit 2 ;; esac
+  done
+  SHARD=$((index + 1))/$SHARD_COUNT
+fi
 SHARD=${SHARD:-1/1}
 case $SHARD in
   [0-9]*/[0-9]*) case $SHARD in */*/* | *[!0-9/]*) say "SHARD must be i/n (e.g. 1/2), got '$SHARD'"; exit 2 ;; esac ;;
@@ -106,7 +119,15 @@ round() {
     done
   fi
 
-  for url in $(printf '%s\n' "$MIRROR_URLS" | tr ',' ' '); do
+  urls=$MIRROR_URLS
+  if [ -n "$MIRROR_URLS_FILE" ]; then
+    if [ -r "$MIRROR_URLS_FILE" ]; then
+      urls="$urls $(grep -v '^[[:space:]]*#' "$MIRROR_URLS_FILE" || true)"
+    else
+      failures=$((failures + 1)); say "cannot read MIRROR_URLS_FILE $MIRROR_URLS_FILE"
+    fi
+  fi
+  for url in $(printf '%s\n' "$urls" | tr ',' ' '); do
     position=$((position + 1))
     mine "$position" || continue
     name=$(mirror_name "$url")

@@ -477,6 +477,21 @@ describe('docker/indexer.sh', () => {
     expect(r.stderr).toMatch(/INDEX_INTERVAL must be a whole number of seconds/);
   });
 
+  it('refuses a shard it cannot place: SHARD_COUNT with an index that is not a number', () => {
+    const r = run({ INDEX_INTERVAL: '0', SHARD_COUNT: '2', SHARD_INDEX: 'one' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/SHARD_COUNT and SHARD_INDEX .* must be whole numbers, got '2' and 'one'/);
+    const beyond = run({ INDEX_INTERVAL: '0', SHARD_COUNT: '2', SHARD_INDEX: '2' });
+    expect(beyond.status).toBe(2);
+    expect(beyond.stderr).toMatch(/SHARD must be i\/n with 1 <= i <= n, got '3\/2'/);
+  });
+
+  it('counts an unreadable MIRROR_URLS_FILE as a failed round', () => {
+    const r = run({ INDEX_INTERVAL: '0', MIRROR_URLS_FILE: join(work, 'no-such-list'), DATA_DIR: join(work, 'data-nolist') });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`cannot read MIRROR_URLS_FILE ${join(work, 'no-such-list')}`);
+  });
+
   it('reports a failed round, and is unhealthy until a round succeeds', () => {
     expect(run({ INDEX_INTERVAL: '0' }, ['health']).status).toBe(1);
     const r = run({ INDEX_INTERVAL: '0', MIRROR_URLS: `file://${join(work, 'remote', 'missing.git')}` });
