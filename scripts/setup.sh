@@ -4,8 +4,9 @@
 # progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "parser"
 # (test/support/zoekt-parse: Zoekt's own query parser, for the tests), "lint" (the linters the tests run on the container files and shell
 # scripts), "protocol" (what the protocol tests run besides this checkout: Node 22 and 24, the
-# Python MCP SDK, the MCP conformance suite). No argument: node, zoekt, build and index. Quick
-# when everything is present.
+# Python MCP SDK, the MCP conformance suite), "helm" (Helm 3 and 4 and test/support/k8s-validate,
+# for the chart's tests). No argument: node, zoekt, build and index. Quick when everything is
+# present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -106,6 +107,31 @@ for step in "${steps[@]}"; do
         rm -rf "$conformance" && mv "$conformance.part" "$conformance"
       fi
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol)" >&2; exit 2 ;;
+    helm)
+      # Helm 3 and 4 from the Go module proxy at pinned versions, each in a folder of its own
+      # version, and test/support/k8s-validate: the chart's objects decoded strictly into
+      # k8s.io/api's types (its go.mod pins the Kubernetes version).
+      command -v go >/dev/null 2>&1 || { echo "setup: Go is needed to build Helm and test/support/k8s-validate" >&2; exit 1; }
+      tools="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}"
+      # shellcheck source=../test/support/k8s-validate/helm.env
+      . test/support/k8s-validate/helm.env
+      for version in $HELM_VERSIONS; do
+        dir="$tools/helm/$version"
+        if [ ! -x "$dir/helm" ]; then
+          echo "setup: building Helm $version from the Go module proxy (a few minutes, once)" >&2
+          rm -rf "$dir.part" && mkdir -p "$dir.part"
+          GOBIN="$dir.part" go install -trimpath "helm.sh/helm/${version%%.*}/cmd/helm@$version" >&2
+          rm -rf "$dir" && mv "$dir.part" "$dir"
+        fi
+      done
+      out="$tools/k8s-validate/k8s-validate"
+      if [ ! -x "$out" ] || [ test/support/k8s-validate/main.go -nt "$out" ] || [ test/support/k8s-validate/go.sum -nt "$out" ]; then
+        echo "setup: building test/support/k8s-validate" >&2
+        mkdir -p "$(dirname "$out")"
+        (cd test/support/k8s-validate && GOFLAGS=-mod=readonly go build -trimpath -o "$out.part" .)
+        mv "$out.part" "$out"
+      fi
+      ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol, helm)" >&2; exit 2 ;;
   esac
 done

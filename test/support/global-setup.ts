@@ -33,7 +33,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build', 'parser', 'lint', 'protocol'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build', 'parser', 'lint', 'protocol', 'helm'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const workDir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-test-'));
   const started = Date.now();
   const { indexDir, repos } = buildFixtureIndex(workDir);

@@ -38,12 +38,15 @@ export interface AdapterOptions {
   /** The Node binary that runs it; the one running the tests unless given. */
   node?: string;
   args?: string[];
+  /** Instead of `--http --port <port> ...args`: these arguments only (an image's entry point runs the CLI bare). */
+  argv?: string[];
   env?: Record<string, string>;
   port?: number;
 }
 
 export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
-  const child = spawn(opts.node ?? process.execPath, [opts.cli ?? CLI, '--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])], {
+  const argv = opts.argv ?? ['--http', '--port', String(opts.port ?? 0), ...(opts.args ?? [])];
+  const child = spawn(opts.node ?? process.execPath, [opts.cli ?? CLI, ...argv], {
     env: { PATH: process.env.PATH ?? '', ZOEKT_URL: opts.zoektUrl, ZOEKT_MCP_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -147,7 +147,7 @@ export async function freePort(): Promise<number> {
  * descriptors, matched against the LISTEN entries of /proc/net/tcp. Lets zoekt-webserver bind
  * port 0 itself, so two servers started at once can never be handed the same port.
  */
-function listeningPort(pid: number): number | undefined {
+export function listeningPort(pid: number): number | undefined {
   let inodes: Set<string>;
   try {
     inodes = new Set(

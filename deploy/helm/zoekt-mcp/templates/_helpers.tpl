@@ -1,0 +1,90 @@
+{{/* Names: <release>-zoekt-mcp unless the release name already says it, cut to 63 characters. */}}
+{{- define "zoekt-mcp.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "zoekt-mcp.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The adapter's objects; the shards' StatefulSet and its headless Service (short, so that a pod's DNS name stays short). */}}
+{{- define "zoekt-mcp.adapter" -}}{{ include "zoekt-mcp.fullname" . | trunc 55 | trimSuffix "-" }}{{- end -}}
+{{- define "zoekt-mcp.zoekt" -}}{{ printf "%s-zoekt" (include "zoekt-mcp.fullname" . | trunc 50 | trimSuffix "-") }}{{- end -}}
+
+{{- define "zoekt-mcp.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "zoekt-mcp.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Selector labels of one component: adapter or zoekt. */}}
+{{- define "zoekt-mcp.selector" -}}
+app.kubernetes.io/name: {{ include "zoekt-mcp.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "zoekt-mcp.secretName" -}}
+{{- default (printf "%s-auth" (include "zoekt-mcp.fullname" .)) .Values.auth.existingSecret -}}
+{{- end -}}
+
+{{- define "zoekt-mcp.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "zoekt-mcp.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "zoekt-mcp.mirrorsConfigMap" -}}
+{{- default (printf "%s-mirrors" (include "zoekt-mcp.fullname" .)) .Values.indexer.existingConfigMap -}}
+{{- end -}}
+
+{{/* ZOEKT_URL: every shard pod by its stable name through the headless Service, in pod order. */}}
+{{- define "zoekt-mcp.zoektUrl" -}}
+{{- $zoekt := include "zoekt-mcp.zoekt" . -}}
+{{- $urls := list -}}
+{{- range $i := until (int .Values.shards) -}}
+{{- $urls = append $urls (printf "http://%s-%d.%s.%s.svc.%s:%d" $zoekt $i $zoekt $.Release.Namespace $.Values.clusterDomain (int $.Values.zoekt.port)) -}}
+{{- end -}}
+{{- join "," $urls -}}
+{{- end -}}
+
+{{/* The Host names the adapter answers: its Service's names, the Ingress' hosts, and those given. */}}
+{{- define "zoekt-mcp.allowedHosts" -}}
+{{- $svc := include "zoekt-mcp.adapter" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- $hosts := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) -}}
+{{- if .Values.ingress.enabled -}}
+{{- $hosts = concat $hosts .Values.ingress.hosts -}}
+{{- end -}}
+{{- $hosts = concat $hosts .Values.adapter.allowedHosts -}}
+{{- join "," (uniq $hosts) -}}
+{{- end -}}
+
+{{- define "zoekt-mcp.image" -}}
+{{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) -}}
+{{- end -}}
+
+{{/* The security settings every container of the chart runs with. */}}
+{{- define "zoekt-mcp.containerSecurity" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+capabilities:
+  drop: [ALL]
+{{- end -}}
