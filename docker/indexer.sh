@@ -20,9 +20,11 @@
 #   each round, so a mounted Kubernetes ConfigMap can change the list without a restart.
 # INDEX_DIR (default DATA_DIR/index, DATA_DIR default /data): where the shards go, for
 #   zoekt-webserver -index to serve. zoekt-webserver picks up new shards by itself.
-# SHARD (e.g. 1/2): index only every n-th repository, starting with the i-th, counting the
-#   REPOS_DIR folders and then the mirrors in order; n indexers with 1/n … n/n split the
-#   repositories between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one).
+# SHARD (e.g. 1/2): index only the repositories whose name's CRC (POSIX cksum of the folder's
+#   or mirror's name) modulo n is i - 1; n indexers with 1/n … n/n split the repositories
+#   between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one). A repository
+#   keeps its shard when others are added or removed. A mirror that is no longer this shard's
+#   (the list or n changed) is deleted with its index after a round without failures.
 # SHARD_COUNT (e.g. 3), instead of SHARD: n, with i taken from SHARD_INDEX (0-based, such as a
 #   StatefulSet pod's apps.kubernetes.io/pod-index label) or else from the number that ends
 #   the host name (a StatefulSet pod is named <set>-<index>).
@@ -63,8 +65,8 @@ if [ "$shard_n" -lt 1 ] || [ "$shard_i" -lt 1 ] || [ "$shard_i" -gt "$shard_n" ]
   exit 2
 fi
 
-# Whether the k-th repository (counted from 1) is this indexer's.
-mine() { [ $((($1 - 1) % shard_n + 1)) -eq "$shard_i" ]; }
+# Whether the repository named $1 is this indexer's.
+mine() { [ $(($(printf '%s' "$1" | cksum | cut -d' ' -f1) % shard_n + 1)) -eq "$shard_i" ]; }
 MIRROR_DIR=${MIRROR_DIR%/}
 
 # Repositories mounted from the host belong to another user; git refuses those unless told.
@@ -98,17 +100,32 @@ index_git() {
   "$INDEX" git -index "$INDEX_DIR" -branches "$INDEX_BRANCHES" -allow_missing_branches "$@"
 }
 
+# The prefix of a repository's shard files in INDEX_DIR: its name as Go's url.QueryEscape
+# writes it, for the characters a mirror's name holds.
+shard_prefix() { printf '%s\n' "$1" | sed -e 's/%/%25/g' -e 's#/#%2F#g' -e 's/:/%3A/g' -e 's/@/%40/g' -e 's/+/%2B/g'; }
+
+# Deletes the mirrors (and their index) whose names are not among the lines of $1.
+prune_mirrors() {
+  find "$MIRROR_DIR" -type d -name '*.git' -prune | while read -r dest; do
+    name=$(git -C "$dest" config zoekt.name 2>/dev/null) || continue
+    if ! printf '%s\n' "$1" | grep -qxF "$name"; then
+      say "dropping $name: no longer one of this shard's repositories"
+      rm -f "$INDEX_DIR/$(shard_prefix "$name")"_v*.zoekt "$INDEX_DIR/$(shard_prefix "$name")"_v*.zoekt.meta
+      rm -rf "$dest"
+    fi
+  done
+}
+
 round() {
   failures=0
-  position=0
+  kept=''
   mkdir -p "$INDEX_DIR" "$MIRROR_DIR"
 
   if [ -d "$REPOS_DIR" ]; then
     if is_git "$REPOS_DIR"; then set -- "$REPOS_DIR"; else set -- "$REPOS_DIR"/*; fi
     for dir in "$@"; do
       [ -d "$dir" ] || continue
-      position=$((position + 1))
-      mine "$position" || continue
+      mine "$(basename "$dir")" || continue
       if is_git "$dir"; then
         say "indexing git repository $dir"
         index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
@@ -122,15 +139,23 @@ round() {
   urls=$MIRROR_URLS
   if [ -n "$MIRROR_URLS_FILE" ]; then
     if [ -r "$MIRROR_URLS_FILE" ]; then
-      urls="$urls $(grep -v '^[[:space:]]*#' "$MIRROR_URLS_FILE" || true)"
+      # Comments from # to the end of a line; Windows line ends.
+      urls="$urls $(sed -e 's/#.*//' -e 's/\r$//' "$MIRROR_URLS_FILE")"
     else
       failures=$((failures + 1)); say "cannot read MIRROR_URLS_FILE $MIRROR_URLS_FILE"
     fi
   fi
-  for url in $(printf '%s\n' "$urls" | tr ',' ' '); do
-    position=$((position + 1))
-    mine "$position" || continue
+  # No globbing of the URLs ($urls is split on blanks and commas only).
+  set -f
+  # shellcheck disable=SC2046
+  set -- $(printf '%s\n' "$urls" | tr ',' ' ')
+  set +f
+  for url in "$@"; do
     name=$(mirror_name "$url")
+    mine "$name" || continue
+    kept="$kept$name
+"
+
     dest="$MIRROR_DIR/$name.git"
     if [ -d "$dest" ]; then
       say "fetching $name"
@@ -146,6 +171,9 @@ round() {
     say "indexing mirror $name"
     index_git -repo_cache "$MIRROR_DIR" "$dest" || { failures=$((failures + 1)); say "failed: $name"; }
   done
+
+  # Only after a round that read the whole list: a list that failed to load drops nothing.
+  [ "$failures" -ne 0 ] || prune_mirrors "$kept"
 
   echo "$(date +%s) $failures" >"$STATUS_FILE.tmp" && mv "$STATUS_FILE.tmp" "$STATUS_FILE"
   say "round done, $failures failure(s)"

@@ -550,28 +550,49 @@ describe('docker/indexer.sh', () => {
     }
   }, 120_000);
 
-  it('SHARD i/n splits the repositories between indexers, and zoekt-mcp serves the halves as one', async () => {
+  /** The shard (1-based) of n a repository name falls to: its POSIX cksum CRC modulo n, plus one. */
+  const shardOf = (name: string, n: number) => (Number(spawnSync('cksum', { input: name, encoding: 'utf8' }).stdout.split(' ')[0]) % n) + 1;
+
+  it('SHARD i/n splits the repositories between indexers by a hash of their names, and zoekt-mcp serves the halves as one', async () => {
     expect(run({ INDEX_INTERVAL: '0', SHARD: '3/2' }).status).toBe(2);
+    const names = ['gosvc', 'notes', mirrorName()];
     const halves = ['1/2', '2/2'].map((shard, i) => {
       const dataDir = join(work, `data-shard-${i}`);
       const r = run({ INDEX_INTERVAL: '0', SHARD: shard, DATA_DIR: dataDir, MIRROR_URLS: mirrorUrl() });
       expect(r.status, r.stderr).toBe(0);
       return join(dataDir, 'index');
     });
-    const servers = [await startWebserver({ indexDir: halves[0]!, expectRepos: 2 }), await startWebserver({ indexDir: halves[1]!, expectRepos: 1 })];
+    const expected = [1, 2].map((i) => names.filter((name) => shardOf(name, 2) === i));
+    const servers = [await startWebserver({ indexDir: halves[0]!, expectRepos: expected[0]!.length }), await startWebserver({ indexDir: halves[1]!, expectRepos: expected[1]!.length })];
     const mcp = await connectStdio({ ZOEKT_URL: servers.map((z) => z.url).join(',') });
     try {
       const repos = ok<ListReposOutput>(await call(mcp.client, 'list_repos', {})).repos;
-      expect(repos.map((x) => x.name)).toEqual(['gosvc', 'notes', mirrorName()].sort());
-      // The first and third repositories (gosvc, the mirror) on one, the second (notes) on the other.
-      expect(repos.map((x) => `${x.name}@${x.backend}`).sort()).toEqual(
-        [`gosvc@${servers[0]!.url}`, `${mirrorName()}@${servers[0]!.url}`, `notes@${servers[1]!.url}`].sort(),
-      );
+      expect(repos.map((x) => x.name)).toEqual([...names].sort());
+      expect(repos.map((x) => `${x.name}@${x.backend}`).sort()).toEqual(expected.flatMap((share, i) => share.map((name) => `${name}@${servers[i]!.url}`)).sort());
     } finally {
       await mcp.close();
       for (const z of servers) await z.stop();
     }
   }, 120_000);
+
+  it('reads mirrors from MIRROR_URLS_FILE (comments, Windows line ends), and drops a mirror and its index once it leaves the list', () => {
+    const dataDir = join(work, 'data-list');
+    const list = join(work, 'mirrors.txt');
+    writeFileSync(list, `# the team's repositories\r\n${mirrorUrl()}   # rustlib\r\n`);
+    const first = run({ INDEX_INTERVAL: '0', DATA_DIR: dataDir, MIRROR_URLS_FILE: list, REPOS_DIR: join(work, 'no-repos') });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`indexing mirror ${mirrorName()}`);
+    expect(first.stderr).not.toMatch(/cloning (#|rustlib)/);
+    const shards = () => readdirSync(join(dataDir, 'index')).filter((f) => f.endsWith('.zoekt'));
+    expect(shards()).toEqual([`${encodeURIComponent(mirrorName())}_v16.00000.zoekt`]);
+    // Another shard's now (SHARD 2/2 or 1/2, whichever it does not fall to): dropped, index and all.
+    const other = `${3 - shardOf(mirrorName(), 2)}/2`;
+    const moved = run({ INDEX_INTERVAL: '0', DATA_DIR: dataDir, MIRROR_URLS_FILE: list, REPOS_DIR: join(work, 'no-repos'), SHARD: other });
+    expect(moved.status, moved.stderr).toBe(0);
+    expect(moved.stderr).toContain(`dropping ${mirrorName()}: no longer one of this shard's repositories`);
+    expect(shards()).toEqual([]);
+    expect(existsSync(join(dataDir, 'mirrors', `${mirrorName()}.git`))).toBe(false);
+  });
 
   it('indexes REPOS_DIR itself when it is one repository', () => {
     const r = run({ INDEX_INTERVAL: '0', REPOS_DIR: join(repos, 'gosvc'), DATA_DIR: join(work, 'data-single') });
