@@ -16,11 +16,14 @@ export interface HostPattern {
 /** The names a loopback-bound server is reached by, with any port. */
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
-/** `name`, `name:port`, `[v6]`, `[v6]:port`, or `*` for any Host; throws with the reason otherwise. */
+/**
+ * `name`, `name:port`, `[v6]`, `[v6]:port`, a bare IPv6 address (any port; what a pod's
+ * status.podIP gives on an IPv6 cluster), or `*` for any Host; throws with the reason otherwise.
+ */
 export function parseHostPattern(text: string): HostPattern {
   const t = text.trim();
   if (t === '*') return { hostname: '*', port: '*', text: t };
-  const parsed = splitHost(t);
+  const parsed = splitHost(isIP(t) === 6 ? `[${t}]` : t);
   if (!parsed || parsed.hostname === '') {
     throw new Error(`${JSON.stringify(text)} is not a host name (expected name[:port], e.g. mcp.example.com, 10.0.0.5:3000, [::1], or * for any)`);
   }

@@ -42,6 +42,14 @@ describe('Host header checks', () => {
     expect(hostAllowed('web.example:8080', patterns)).toBe(false);
   });
 
+  it('takes a bare IPv6 address (a pod IP on an IPv6 cluster) as that address on any port', () => {
+    const patterns = [parseHostPattern('fd00:10:244::5')];
+    expect(patterns[0]!.hostname).toBe('[fd00:10:244::5]');
+    expect(hostAllowed('[fd00:10:244::5]:3000', patterns)).toBe(true);
+    expect(hostAllowed('[fd00:10:244:0:0:0:0:5]', patterns)).toBe(true);
+    expect(hostAllowed('[fd00:10:244::6]:3000', patterns)).toBe(false);
+  });
+
   it.each(['http://mcp.example.com', 'mcp.example.com/path', 'a b', 'user@host', ':3000'])('refuses the pattern %j', (text) => {
     expect(() => parseHostPattern(text)).toThrow(/is not a host name/);
   });
