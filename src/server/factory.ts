@@ -62,7 +62,11 @@ const ANY_PARAMS = z.record(z.string(), z.unknown());
 /**
  * A Server that answers a tools/call whose params do not have the protocol's shape (arguments
  * that are not an object, a name that is not a string) like any other bad call: a tool error with
- * a code and a hint, not the SDK's bare -32602.
+ * a code and a hint, not the SDK's bare -32602. It uses the hook the SDK gives subclasses for
+ * this (`_wrapHandler`, protected): a registered handler's params are checked before it runs,
+ * and answering tools/call from `fallbackRequestHandler` instead would make every unknown method
+ * "handled", so a 2026-07-28 client would get -32601 with HTTP 200 where SEP-2575 wants 404 (the
+ * MCP conformance suite checks it).
  */
 class ToolServer extends Server {
   /** A 2025 client asked for log messages (logging/setLevel) on this connection. */

@@ -6,7 +6,12 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createRuntime } from '../../src/runtime.js';
+import { serverFactory } from '../../src/server/factory.js';
+import { ZoektClient } from '../../src/zoekt/client.js';
 import { INITIALIZE, MCP_HEADERS, raw, startAdapter, type Adapter, type RawResponse } from '../support/http.js';
 
 const clientInfo = { name: 'mcp-post-tests', version: '1.0.0' };
@@ -21,9 +26,11 @@ interface Answer {
   error?: { code: number; message: string };
 }
 
+/** Shared with the SDK's answers below, so that both sign cursors alike. */
+const CURSOR_SECRET = 'mcp-post-tests-cursor-secret-0123456789';
 let adapter: Adapter;
 beforeAll(async () => {
-  adapter = await startAdapter({ zoektUrl: inject('zoektUrl') });
+  adapter = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_CURSOR_SECRET: CURSOR_SECRET } });
 });
 afterAll(() => adapter?.stop());
 
@@ -238,5 +245,68 @@ describe('the deadline of a call over HTTP', () => {
     } finally {
       await slow.stop();
     }
+  });
+});
+
+describe("the SDK's own stateless answer", () => {
+  /**
+   * The 2025 answers this server writes itself must be what the SDK's stateless legacy leg
+   * (createMcpHandler with legacy: 'stateless', over the same tools) answers to the same
+   * requests, but for the one difference on purpose: initialize's instructions say that no log
+   * messages are sent over stateless HTTP.
+   */
+  const bodies: [string, unknown][] = [
+    ['initialize 2025-06-18', initialize('2025-06-18', 'i')],
+    ['initialize 2025-03-26', initialize('2025-03-26', 'i')],
+    ['initialize 2025-11-25', initialize('2025-11-25', 'i')],
+    ['initialize, an unknown version', initialize('1999-01-01', 'i')],
+    ['ping', request(1, 'ping')],
+    ['tools/list', request(2, 'tools/list')],
+    ['logging/setLevel', request(3, 'logging/setLevel', { level: 'warning' })],
+    ['an unknown method', request(4, 'resources/list')],
+    ['tools/call', request(5, 'tools/call', { name: 'list_repos', arguments: { limit: 3 } })],
+    ['tools/call, a file', request(6, 'tools/call', { name: 'get_file', arguments: { repo: 'github.com/acme/gosvc', path: 'go.mod' } })],
+    ['tools/call, bad arguments', request(7, 'tools/call', { name: 'search_code', arguments: { query: '' } })],
+    ['tools/call, arguments not an object', request(8, 'tools/call', { name: 'list_repos', arguments: [1] })],
+    ['tools/call, no such tool', request(9, 'tools/call', { name: 'search_cod', arguments: {} })],
+    ['tools/call, a name that is no string', request(10, 'tools/call', { name: 7 })],
+    ['a batch', [request(11, 'ping'), request(12, 'tools/call', { name: 'list_repos', arguments: { limit: 1 } })]],
+  ];
+  let sdk: ReturnType<typeof createMcpHandler>;
+  let zoekt: ZoektClient;
+  beforeAll(() => {
+    zoekt = new ZoektClient({ url: inject('zoektUrl'), timeoutMs: 10_000 });
+    sdk = createMcpHandler(serverFactory(createRuntime({ zoekt, log: silentLogger, cursorSecret: CURSOR_SECRET })), { legacy: 'stateless' });
+  });
+  afterAll(async () => {
+    await sdk?.close();
+    await zoekt?.close();
+  });
+
+  /** The SDK's answer: JSON, or the data of its SSE events. */
+  async function sdkAnswer(body: unknown): Promise<unknown> {
+    const res = await sdk.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(body) }));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    if (!String(res.headers.get('content-type')).startsWith('text/event-stream')) return JSON.parse(text);
+    const events = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as unknown);
+    return Array.isArray(body) ? events : events[0];
+  }
+
+  /** Timings differ from call to call; everything else must not. */
+  const untimed = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value, (k, v: unknown) => (k === 'duration_ms' ? 0 : typeof v === 'string' ? v.replace(/\b\d+ ms\b/g, 'N ms') : v)));
+
+  it.each(bodies)('%s', async (_name, body) => {
+    const ours = untimed(JSON.parse((await post(body)).text)) as { result?: { instructions?: string } };
+    const theirs = untimed(await sdkAnswer(body)) as { result?: { instructions?: string } };
+    if (ours.result?.instructions !== undefined) {
+      expect(ours.result.instructions).toBe(`${theirs.result?.instructions} Over this HTTP endpoint each request stands alone: logging/setLevel is accepted but no log messages are sent; use stdio or the legacy SSE transport (/sse) to receive log messages.`);
+      ours.result.instructions = theirs.result!.instructions!;
+    }
+    expect(ours).toEqual(theirs);
   });
 });
