@@ -30,6 +30,9 @@ import {
 } from './wire.js';
 import type { Metrics } from '../metrics.js';
 
+
+/** How long a readiness check waits for one backend; /readyz waits this long for each, at once. */
+export const READINESS_TIMEOUT_MS = 5_000;
 export interface ZoektClientOptions {
   /** Base URL of zoekt-webserver, e.g. http://127.0.0.1:6070 */
   url: string;
@@ -249,13 +252,13 @@ export class ZoektClient {
   }
 
   /**
-   * Whether Zoekt answers and has loaded its shards. Uses /readyz; a Zoekt too old to have it
+   * Whether Zoekt answers and has loaded its shards, within READINESS_TIMEOUT_MS. Uses /readyz; a Zoekt too old to have it
    * (it answers the HTML search page there) falls back to /healthz, which runs a tiny search.
    * Never throws for an unreachable backend: that is an answer here, not an error.
    */
   async readiness(signal?: AbortSignal): Promise<Readiness> {
     const started = Date.now();
-    const deadline = deadlineWithin(started + Math.min(this.timeoutMs, 5_000));
+    const deadline = deadlineWithin(started + Math.min(this.timeoutMs, READINESS_TIMEOUT_MS));
     const elapsed = () => Date.now() - started;
     try {
       const ready = await this.get('readyz', deadline, signal);

@@ -28,6 +28,7 @@ import { parseAllDocuments } from 'yaml';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import { connectStreamable, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, ok, type Connected } from '../support/mcp.js';
+import { READINESS_TIMEOUT_MS } from '../../src/zoekt/client.js';
 import { FIXTURES, git, listeningPort, ROOT, TOOLS_DIR, ZOEKT_BIN } from '../support/zoekt.js';
 
 const CHART = join(ROOT, 'deploy/helm/zoekt-mcp');
@@ -163,6 +164,10 @@ describe.each(HELMS)('%s', (_name, bin) => {
       [{ ingress: { enabled: true } }, /ingress\.hosts must name at least one host/],
       [{ adapter: { terminationGracePeriodSeconds: 12 } }, /terminationGracePeriodSeconds \(12\) must be at least adapter\.preStopSleepSeconds \(5\) \+ 10/],
       [{ indexer: { interval: 0 } }, /\/indexer\/interval.*minimum/],
+      // A zero sleep needs a feature gate that is off in Kubernetes 1.32.
+      [{ adapter: { preStopSleepSeconds: 0 } }, /\/adapter\/preStopSleepSeconds.*minimum/],
+      // zoekt-mcp compares Host headers with names, not patterns.
+      [{ ingress: { enabled: true, hosts: ['*.example.com'] } }, /\/ingress\/hosts\/0.*does not match pattern/],
     ];
     for (const [values, says] of refused) {
       const r = template(bin, values);
@@ -209,11 +214,14 @@ describe('the objects', () => {
     // Each pod indexes its own share: every shards-th repository from its pod index.
     const indexer = container(sts, 'indexer');
     expect(envValue(indexer, 'SHARD_COUNT')).toBe(String(shards));
+    expect(env(indexer, 'SHARD')).toBeUndefined();
     expect(env(indexer, 'SHARD_INDEX')?.valueFrom).toEqual({ fieldRef: { fieldPath: POD_INDEX } });
-    // A pod name is a DNS label: 63 characters at most, even for a long release name.
+    // A long release name still gives a StatefulSet of 52 characters at most: its pods carry a
+    // controller-revision-hash label of its name and 11 more, and a label value is 63 at most.
     const long = render({ shards, fullnameOverride: 'x'.repeat(63) }).objects;
     const longSts = only(long, 'StatefulSet');
-    expect(`${longSts.metadata.name}-${shards - 1}`.length).toBeLessThanOrEqual(63);
+    expect(longSts.metadata.name.length).toBeLessThanOrEqual(52);
+    expect(longSts.metadata.name.length).toBeGreaterThan(40);
     expect(envValue(container(only(long, 'Deployment'), 'zoekt-mcp'), 'ZOEKT_URL').split(',')[shards - 1]).toBe(`http://${longSts.metadata.name}-${shards - 1}.${longSts.spec.serviceName}.${NS}.svc.cluster.local:${port.port}`);
   });
 
@@ -224,6 +232,9 @@ describe('the objects', () => {
     expect(listens).toBe(8080);
     expect(adapter.readinessProbe.httpGet.path).toBe('/readyz');
     expect(adapter.livenessProbe.httpGet.path).toBe('/healthz');
+    // /readyz waits for each shard at most READINESS_TIMEOUT_MS: a shard that hangs must not time
+    // out every replica's probe at once.
+    expect(adapter.readinessProbe.timeoutSeconds * 1000).toBeGreaterThan(READINESS_TIMEOUT_MS);
     for (const probe of [adapter.readinessProbe, adapter.livenessProbe]) expect(portOf(adapter, probe.httpGet.port)).toBe(listens);
     const zoekt = container(only(objects, 'StatefulSet'), 'zoekt-webserver');
     const listen = zoekt.args![zoekt.args!.indexOf('-listen') + 1]!;
@@ -347,7 +358,7 @@ describe('the objects', () => {
   });
 
   it('stops the adapter gracefully: the endpoint is gone before SIGTERM, and in-flight calls finish within the grace period', () => {
-    for (const [grace, sleep] of [[30, 5], [60, 10], [15, 5], [10, 0]] as const) {
+    for (const [grace, sleep] of [[30, 5], [60, 10], [15, 5], [11, 1]] as const) {
       const deployment = only(render({ adapter: { terminationGracePeriodSeconds: grace, preStopSleepSeconds: sleep } }).objects, 'Deployment');
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(grace);
       const adapter = container(deployment, 'zoekt-mcp');
@@ -364,7 +375,12 @@ describe('the objects', () => {
     const svc = named(objects, 'Service', only(objects, 'Deployment').metadata.name);
     const allowed = envValue(container(only(objects, 'Deployment'), 'zoekt-mcp'), 'ZOEKT_MCP_ALLOWED_HOSTS').split(',');
     expect(ingress.spec.rules.map((r: { host: string }) => r.host)).toEqual(['mcp.example.com']);
-    expect(allowed).toEqual([svc.metadata.name, `${svc.metadata.name}.${NS}`, `${svc.metadata.name}.${NS}.svc`, `${svc.metadata.name}.${NS}.svc.cluster.local`, 'mcp.example.com']);
+    expect(allowed).toEqual([svc.metadata.name, `${svc.metadata.name}.${NS}`, `${svc.metadata.name}.${NS}.svc`, `${svc.metadata.name}.${NS}.svc.cluster.local`, '$(POD_IP)', 'mcp.example.com']);
+    // $(POD_IP), for Prometheus, which scrapes by the pod's address, is defined before it is used.
+    const adapter = container(only(objects, 'Deployment'), 'zoekt-mcp');
+    const names = adapter.env!.map((e) => e.name);
+    expect(env(adapter, 'POD_IP')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    expect(names.indexOf('POD_IP')).toBeLessThan(names.indexOf('ZOEKT_MCP_ALLOWED_HOSTS'));
     const backend = ingress.spec.rules[0].http.paths[0].backend.service;
     expect(backend.name).toBe(svc.metadata.name);
     expect(svc.spec.ports.map((p: { name: string }) => p.name)).toContain(backend.port.name);
@@ -392,16 +408,20 @@ interface Pod {
   dirs: Record<string, string>;
 }
 
-/** A pod's environment for one container: values as given, fields and Secret keys resolved. */
-function resolveEnv(c: Container, pod: Pod, objects: K8s[], labels: Record<string, string>): Record<string, string> {
+/**
+ * A pod's environment for one container, as the kubelet makes it: values as given, with
+ * $(NAME) replaced by a variable defined before it; the pod's index and address (loopback
+ * here) and Secret keys resolved.
+ */
+function resolveEnv(c: Container, pod: Pod, objects: K8s[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of c.env ?? []) {
-    if (e.value !== undefined) out[e.name] = e.value;
+    if (e.value !== undefined) out[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string) => out[name] ?? m);
     else if (e.valueFrom?.fieldRef?.fieldPath === POD_INDEX) out[e.name] = String(pod.index);
+    else if (e.valueFrom?.fieldRef?.fieldPath === 'status.podIP') out[e.name] = '127.0.0.1';
     else if (e.valueFrom?.secretKeyRef) out[e.name] = decode(named(objects, 'Secret', e.valueFrom.secretKeyRef.name).data![e.valueFrom.secretKeyRef.key]!);
     else throw new Error(`${c.name}: cannot resolve ${JSON.stringify(e)}`);
   }
-  expect(labels['apps.kubernetes.io/pod-index'] ?? String(pod.index)).toBe(String(pod.index));
   return out;
 }
 
@@ -462,6 +482,9 @@ describe('the rendered pods as processes on loopback', () => {
   const clients: Connected[] = [];
   /** repo:path of every file holding TERM (case-sensitive), read from the mirrored commits. */
   const truth = new Set<string>();
+  /** The pod (0-based) a repository falls to: its name's POSIX cksum CRC modulo the shards. */
+  const shardOf = (name: string) => Number(spawnSync('cksum', { input: name, encoding: 'utf8' }).stdout.split(' ')[0]) % SHARDS;
+  const share = (i: number) => mirrorNames.filter((name) => shardOf(name) === i);
 
   /** A shard pod's zoekt-webserver container: its args with -listen on loopback and /data mapped. */
   async function startZoekt(i: number, port = 0): Promise<void> {
@@ -471,7 +494,7 @@ describe('the rendered pods as processes on loopback', () => {
     const mapped = args.map((a, k) => (args[k - 1] === '-listen' ? `127.0.0.1:${port}` : mapPath(c, pods[i]!, a)));
     // Port 0 first (no race for a port between servers started at once), then the same port when
     // it comes back. zoekt-webserver's watchdog would poll 127.0.0.1:0 and quit, so it is off.
-    const envs = { ...resolveEnv(c, pods[i]!, objects, {}), PATH: process.env.PATH ?? '', ZOEKT_WATCHDOG_ERRORS: '0' };
+    const envs = { ...resolveEnv(c, pods[i]!, objects), PATH: process.env.PATH ?? '', ZOEKT_WATCHDOG_ERRORS: '0' };
     const z = run(join(ZOEKT_BIN, binary!), mapped, envs);
     for (let k = 0; k < 300 && !listeningPort(z.child.pid!); k++) await new Promise((r) => setTimeout(r, 50));
     zoektPorts[i] = listeningPort(z.child.pid!)!;
@@ -514,8 +537,8 @@ describe('the rendered pods as processes on loopback', () => {
         if (readFileSync(join(src, path), 'utf8').includes(TERM)) truth.add(`${join(remote, name).replace(/^\//, '')}:${path}`);
       }
     }
-    // The loopback address is one more name clients use here.
-    objects = render({ shards: SHARDS, indexer: { mirrors: urls }, adapter: { allowedHosts: ['127.0.0.1'] } }).objects;
+    // Clients reach the replicas here by their address, 127.0.0.1: the pod IP the chart allows.
+    objects = render({ shards: SHARDS, indexer: { mirrors: urls } }).objects;
     const sts = only(objects, 'StatefulSet');
     const configMap = only(objects, 'ConfigMap');
     for (let i = 0; i < SHARDS; i++) {
@@ -535,11 +558,13 @@ describe('the rendered pods as processes on loopback', () => {
     for (const pod of pods) {
       const c = container(sts, 'indexer');
       expect(c.command ?? c.args).toBeUndefined();
-      const envs = { ...indexerImage.env, ...resolveEnv(c, pod, objects, {}) };
+      const envs = { ...indexerImage.env, ...resolveEnv(c, pod, objects) };
       for (const [k, v] of Object.entries(envs)) envs[k] = mapPath(c, pod, v);
       // /opt/zoekt-mcp in the image is this checkout; the image's PATH holds Zoekt and Node.
       const home = indexerImage.env.ZOEKT_MCP_HOME!;
       envs.ZOEKT_MCP_HOME = ROOT;
+      // The container has no /repos; this machine might.
+      envs.REPOS_DIR = join(work, 'no-repos');
       envs.PATH = [ZOEKT_BIN, dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
       const [sh, script] = indexerImage.entrypoint;
       expect(script).toBe(`${home}/indexer.sh`);
@@ -550,7 +575,7 @@ describe('the rendered pods as processes on loopback', () => {
       await startZoekt(pod.index);
     }
     await Promise.all(indexers.map((x) => x.waitFor('round done, 0 failure(s)')));
-    await Promise.all(zoektPorts.map((port, i) => waitReady(`http://127.0.0.1:${port}`, container(sts, 'zoekt-webserver').readinessProbe.httpGet.path, FIXTURE_REPOS.length / SHARDS + (i < FIXTURE_REPOS.length % SHARDS ? 1 : 0))));
+    await Promise.all(zoektPorts.map((port, i) => waitReady(`http://127.0.0.1:${port}`, container(sts, 'zoekt-webserver').readinessProbe.httpGet.path, share(i).length)));
 
     // Two adapter replicas: the image's entry point with the Deployment's environment; the
     // shards' DNS names are their loopback addresses here, and it binds loopback, not 0.0.0.0.
@@ -559,7 +584,7 @@ describe('the rendered pods as processes on loopback', () => {
     expect(runtime.entrypoint).toEqual(['node', '/app/dist/cli.js']);
     const c = container(deployment, 'zoekt-mcp');
     for (let r = 0; r < 2; r++) {
-      const envs = { ...runtime.env, ...resolveEnv(c, { name: `adapter-${r}`, index: r, dirs: {} }, objects, {}) };
+      const envs = { ...runtime.env, ...resolveEnv(c, { name: `adapter-${r}`, index: r, dirs: {} }, objects) };
       envs.ZOEKT_URL = envs.ZOEKT_URL!.split(',').map((u) => {
         const host = new URL(u).hostname;
         const i = pods.findIndex((p) => host.startsWith(`${p.name}.`));
@@ -581,11 +606,11 @@ describe('the rendered pods as processes on loopback', () => {
     for (const x of [...indexers, ...zoekts]) await x?.stop();
   });
 
-  it('each indexer mirrors and indexes its share: every third repository from its pod index', async () => {
+  it('each indexer mirrors and indexes its share: the repositories whose name hashes to its pod index', async () => {
     expect(mirrorNames).toHaveLength(FIXTURE_REPOS.length);
     for (const [i, port] of zoektPorts.entries()) {
-      const list = (await (await fetch(`http://127.0.0.1:${port}/api/list`, { method: 'POST', body: '{"Q":""}' })).json()) as { List: { Repos: { Repository: { Name: string } }[] } };
-      expect(list.List.Repos.map((r) => r.Repository.Name).sort(), indexers[i]!.stderr()).toEqual(mirrorNames.filter((_, k) => k % SHARDS === i).sort());
+      const list = (await (await fetch(`http://127.0.0.1:${port}/api/list`, { method: 'POST', body: '{"Q":""}' })).json()) as { List: { Repos: { Repository: { Name: string } }[] | null } };
+      expect((list.List.Repos ?? []).map((r) => r.Repository.Name).sort(), indexers[i]!.stderr()).toEqual(share(i).sort());
     }
   });
 
@@ -597,6 +622,13 @@ describe('the rendered pods as processes on loopback', () => {
         expect(r.status, `${probe.httpGet.path}: ${r.text}`).toBe(200);
       }
       expect((await raw(`${a.url}/readyz`)).json()).toMatchObject({ status: 'ready' });
+      // Prometheus scrapes /metrics by the pod's address (here 127.0.0.1), with the token.
+      const port = new URL(a.url).port;
+      const token = decode(only(objects, 'Secret').data!['auth-token']!);
+      const metrics = await raw(`${a.url}/metrics`, { headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` } });
+      expect(metrics.status, metrics.text).toBe(200);
+      expect(metrics.text).toContain('zoekt_mcp_tool_call_duration_seconds');
+      expect((await raw(`${a.url}/metrics`, { headers: { host: `127.0.0.1:${port}` } })).status).toBe(401);
     }
   });
 
@@ -636,9 +668,12 @@ describe('the rendered pods as processes on loopback', () => {
   });
 
   it('a shard stopped mid-walk makes pages partial, naming it; back, the walk is complete again', async () => {
-    const down = 1;
+    // The shard holding the most repositories (names carry the test's temporary folder, so the
+    // split differs from run to run).
+    const down = [0, 1, 2].sort((a, b) => share(b).length - share(a).length)[0]!;
     const downUrl = `http://127.0.0.1:${zoektPorts[down]}`;
-    const theirs = mirrorNames.filter((_, k) => k % SHARDS === down);
+    const theirs = share(down);
+    expect(theirs.length).toBeGreaterThan(0);
     const partial: CodeSearchOutput[] = [];
     // A search neither replica has answered yet (the other walk's pages are in their caches),
     // so the second page asks the shards.

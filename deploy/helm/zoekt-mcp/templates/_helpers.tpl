@@ -16,9 +16,11 @@
 {{- end -}}
 {{- end -}}
 
-{{/* The adapter's objects; the shards' StatefulSet and its headless Service (short, so that a pod's DNS name stays short). */}}
+{{/* The adapter's objects; the shards' StatefulSet and its headless Service. A StatefulSet's
+  name is at most 52 characters: its pods carry a controller-revision-hash label of the name and
+  11 more, and a label value is at most 63. */}}
 {{- define "zoekt-mcp.adapter" -}}{{ include "zoekt-mcp.fullname" . | trunc 55 | trimSuffix "-" }}{{- end -}}
-{{- define "zoekt-mcp.zoekt" -}}{{ printf "%s-zoekt" (include "zoekt-mcp.fullname" . | trunc 50 | trimSuffix "-") }}{{- end -}}
+{{- define "zoekt-mcp.zoekt" -}}{{ printf "%s-zoekt" (include "zoekt-mcp.fullname" . | trunc 46 | trimSuffix "-") }}{{- end -}}
 
 {{- define "zoekt-mcp.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
@@ -64,11 +66,13 @@ app.kubernetes.io/component: {{ .component }}
 {{- join "," $urls -}}
 {{- end -}}
 
-{{/* The Host names the adapter answers: its Service's names, the Ingress' hosts, and those given. */}}
+{{/* The Host names the adapter answers: its Service's names, the pod's own address (Prometheus
+  scrapes /metrics by it; $(POD_IP) is set by the container's environment), the Ingress' hosts,
+  and those given. */}}
 {{- define "zoekt-mcp.allowedHosts" -}}
 {{- $svc := include "zoekt-mcp.adapter" . -}}
 {{- $ns := .Release.Namespace -}}
-{{- $hosts := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) -}}
+{{- $hosts := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain) "$(POD_IP)" -}}
 {{- if .Values.ingress.enabled -}}
 {{- $hosts = concat $hosts .Values.ingress.hosts -}}
 {{- end -}}
