@@ -45,7 +45,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
     runtime = await build();
     if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
     // Loaded only here: the stdio server starts without the HTTP stack.
-    const { serveHttp } = await import('./server/http.js');
+    const { serveHttp } = await import('./server/http/serve.js');
     const server = await serveHttp(config.http, runtime);
     const signal = await stopSignal();
     log.info('signal received', { signal });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectStreamable, MCP_HEADERS, mcpRefusal, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
-import { UNFINISHED_GRACE_MS } from '../../src/server/connections.js';
+import { UNFINISHED_GRACE_MS } from '../../src/server/http/connections.js';
 
 interface SlowSocket {
   socket: Socket;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { bearerChecker } from '../../src/server/auth.js';
+import { bearerChecker } from '../../src/server/http/auth.js';
 
 const TOKEN = 'correct-horse-battery-staple';
 const req = (authorization?: string) => ({ headers: authorization === undefined ? {} : { authorization } }) as IncomingMessage;

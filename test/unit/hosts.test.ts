@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOOPBACK_HOSTS, parseHostPattern } from '../../src/patterns/hosts.js';
-import { hostAllowed } from '../../src/server/hosts.js';
+import { hostAllowed } from '../../src/server/http/hosts.js';
 
 describe('Host header checks', () => {
   const loopback = LOOPBACK_HOSTS.map(parseHostPattern);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, LOOPBACK_ORIGINS, parseOriginPattern } from '../../src/patterns/hosts.js';
-import { originAllowed } from '../../src/server/origins.js';
+import { originAllowed } from '../../src/server/http/origins.js';
 
 describe('isLoopbackHost', () => {
   it.each(['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:127.9.9.9'])('%s is loopback', (host) => {

@@ -9,7 +9,7 @@
  * with any port, answers JSON like the rest of the HTTP layer, and covers both transports. The
  * patterns themselves are parsed below config (patterns/hosts.ts).
  */
-import { splitHost, type HostPattern } from '../patterns/hosts.js';
+import { splitHost, type HostPattern } from '../../patterns/hosts.js';
 
 /** Whether a request's Host header is allowed. A missing or malformed one never is. */
 export function hostAllowed(host: string | undefined, patterns: readonly HostPattern[]): boolean {

@@ -20,10 +20,10 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { HttpConfig } from '../config.js';
-import type { Logger } from '../log.js';
-import type { ConnectionState, Metrics } from '../metrics.js';
-import { HttpError } from './http-io.js';
+import type { HttpConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ConnectionState, Metrics } from '../../metrics.js';
+import { HttpError } from './io.js';
 
 /**
  * Connections past the cap are still accepted, up to this many more, so that they get a readable

@@ -4,7 +4,7 @@
  * (`http://evil.example`) is sent, whatever address it resolved to. The patterns are parsed below
  * config (patterns/hosts.ts).
  */
-import type { OriginPattern } from '../patterns/hosts.js';
+import type { OriginPattern } from '../../patterns/hosts.js';
 
 /** Whether the `Origin` header value is allowed by one of the patterns. `null` and junk never are. */
 export function originAllowed(origin: string, patterns: readonly OriginPattern[]): boolean {

@@ -6,7 +6,7 @@
  * builds). The
  * rules followed are those of the SDK's transport and Server (initialize negotiation, header
  * checks), so 2025 clients see no difference; 2026-07-28 requests and anything the SDK must
- * decide go to its handler (src/server/http.ts routes them).
+ * decide go to its handler (mcp-endpoints.ts routes them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -19,8 +19,8 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/server';
-import { INSTRUCTIONS, SERVER_INFO, type ToolHost } from './factory.js';
-import { sendJson } from './http-io.js';
+import { INSTRUCTIONS, SERVER_INFO, type ToolHost } from '../factory.js';
+import { sendJson } from './io.js';
 
 /** The code the SDK transport uses for its HTTP-level refusals. */
 const TRANSPORT_ERROR = -32000;

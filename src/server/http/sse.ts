@@ -7,10 +7,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
-import type { ServerFactory } from './factory.js';
-import { HttpError } from './http-io.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import type { ServerFactory } from '../factory.js';
+import { HttpError } from './io.js';
 import type { CheckedBody } from './jsonrpc-body.js';
 
 /** Proxies and load balancers drop idle streams; an SSE comment every so often keeps one open. */
