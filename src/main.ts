@@ -9,13 +9,14 @@
 import { HELP, loadConfig } from './config.js';
 import { keepHeapNearLive } from './heap.js';
 import { createLogger, type Logger } from './log.js';
-import type { LocalStatusSource, Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
+import type { LocalIndexSource } from './search/vocab/local-index.js';
 import type { StdioHost } from './server/stdio.js';
 import { VERSION } from './version.js';
 
 export interface MainOptions {
   /** The local serve command's view of the index it keeps (src/local/serve.ts). */
-  local?: LocalStatusSource;
+  local?: LocalIndexSource;
   /** The repositories of the local serve command's list: every answer is confined to them. */
   listed?: () => readonly string[] | undefined;
 }

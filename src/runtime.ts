@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { DEFAULTS } from './config.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
-import type { SupervisorStatus } from './local/status.js';
+import type { LocalIndexSource } from './search/vocab/local-index.js';
 import { RepoScope } from './search/engine/scope.js';
 import { Searcher, type WalkLimits } from './search/engine/searcher.js';
 import { WindowCache } from './search/engine/window-cache.js';
@@ -23,8 +23,6 @@ import { TOOLS } from './tools/index.js';
 import type { ZoektClient } from './zoekt/client.js';
 import { asFleet, ZoektFleet } from './zoekt/fleet.js';
 
-/** The local serve command's view of the index it keeps (src/local/): absent elsewhere. */
-export type LocalStatusSource = () => SupervisorStatus | undefined;
 
 export interface RuntimeOptions {
   /** One zoekt-webserver, or several each serving a share of the repositories. */
@@ -46,7 +44,7 @@ export interface RuntimeOptions {
   /** The text an answer may have unless a call asks for another bound (--max-output-chars). */
   maxOutputChars?: number;
   metrics?: Metrics;
-  local?: LocalStatusSource;
+  local?: LocalIndexSource;
 }
 
 /** What the server transports take (ServerHost, declared in server/), and what the runtime holds besides. */
@@ -57,7 +55,7 @@ export interface Runtime extends ServerHost {
   readonly metrics: Metrics;
   readonly catalog: ToolCatalog;
   readonly dispatcher: Dispatcher;
-  readonly local: LocalStatusSource | undefined;
+  readonly local: LocalIndexSource | undefined;
   /** Ends what the runtime holds open (Zoekt connections). */
   close(): Promise<void>;
 }
@@ -83,7 +81,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
 
 /** A runtime as the configuration says: its backends, cache, scope, limits and cursor key. */
 /** `listed`: the local serve command's repositories, the only ones its answers may show. */
-export function runtimeFromConfig(config: Config, log: Logger, local?: LocalStatusSource, listed?: () => readonly string[] | undefined): Runtime {
+export function runtimeFromConfig(config: Config, log: Logger, local?: LocalIndexSource, listed?: () => readonly string[] | undefined): Runtime {
   const metrics = new Metrics();
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log, metrics });
   return createRuntime({

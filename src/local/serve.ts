@@ -22,7 +22,8 @@ import { listLines, readRepoList } from './repos.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { clientEntry } from './client-entry.js';
 import { FolderWatch } from './folder-watch.js';
-import { describeRepo, PROTOCOL, roughly, type ListSpec, type SupervisorStatus } from './status.js';
+import { describeRepo, roughly } from '../search/vocab/local-index.js';
+import { PROTOCOL, type ListSpec, type SupervisorStatus } from './status.js';
 import type { SupervisorOptions } from './supervisor.js';
 
 /** The server program as the serve command runs it in its own process (src/main.ts's `main`). */

@@ -10,6 +10,8 @@
  * and a client that finds another one stops that supervisor and starts its own.
  */
 
+import type { LocalIndex, RepoIndex, RepoProgress } from '../search/vocab/local-index.js';
+
 /** Bumped whenever a message changes meaning. 1 (no `protocol` field): one list per supervisor. */
 export const PROTOCOL = 2;
 
@@ -29,41 +31,12 @@ export interface Hello {
   list?: ListSpec;
 }
 
-export interface RepoProgress {
-  files: number;
-  bytes: number;
-  elapsed_ms: number;
-  /** The expected duration, from this repository's last delta or the measured indexing speed (files and bytes per second). */
-  estimated_ms: number;
-  /** elapsed / estimated, capped at 99 until done. */
-  percent: number;
-}
+/** A repository's state as the supervisor reports it: what tools read of it (search/vocab/local-index.ts). */
+export type RepoStatus = RepoIndex;
+export type { RepoProgress };
 
-export interface RepoStatus {
-  name: string;
-  dir: string;
-  kind: 'git' | 'dir';
-  /** queued: waiting for its first check; indexing: being (re)built; ready: current; error: see error. */
-  state: 'queued' | 'checking' | 'indexing' | 'ready' | 'error';
-  /** Zoekt serves some index of it (maybe an older one while it is re-indexed). */
-  has_index: boolean;
-  /** When its index was last brought up to date with the code. */
-  indexed_at?: string;
-  /** When the code on disk was last compared with the index. */
-  checked_at?: string;
-  /** The first change on disk the index does not hold yet: the index is behind since then. */
-  changed_at?: string;
-  last_duration_ms?: number;
-  /**
-   * When it is probably indexed (ISO), for one that waits for the indexer or is being indexed: the
-   * running job's rest and the queue's jobs before it, from the measured indexing speed.
-   */
-  expected_at?: string;
-  progress?: RepoProgress;
-  error?: string;
-}
-
-export interface SupervisorStatus {
+/** The supervisor's message to a client: the tools' view of the index (LocalIndex) and more. */
+export interface SupervisorStatus extends LocalIndex {
   protocol: number;
   pid: number;
   zoekt_url: string;
@@ -71,13 +44,8 @@ export interface SupervisorStatus {
   leases: number;
   /** Completed checks of the whole list: a client that asked for a check waits for the next one. */
   pass: number;
-  /** This client's list: a file, or the --repo folders. */
-  list: string;
-  list_errors: string[];
   /** The repositories of this client's list (other clients' are indexed too, but not shown to it). */
   repos: RepoStatus[];
-  /** Set by a server that serves before the supervisor's first status arrived. */
-  starting?: boolean;
   /** Zoekt could not be started (or restarted). */
   zoekt_error?: string;
   /**
@@ -85,38 +53,4 @@ export interface SupervisorStatus {
    * serves an index of its own, so clients are not confined to their lists.
    */
   foreign_zoekt?: boolean;
-}
-
-/** "about 12 s" from milliseconds. */
-export function roughly(ms: number): string {
-  const s = Math.max(1, Math.round(ms / 1000));
-  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
-}
-
-/** How to say one repository's indexing state to a person or an agent. */
-export function describeRepo(r: RepoStatus): string {
-  if (r.state === 'indexing' && r.progress) {
-    const p = r.progress;
-    const left = r.expected_at ? Math.max(0, Date.parse(r.expected_at) - Date.now()) : Math.max(0, p.estimated_ms - p.elapsed_ms);
-    return `${r.name}: indexing ${p.files} files (${(p.bytes / 1e6).toFixed(1)} MB), ~${p.percent}% after ${roughly(p.elapsed_ms)}, about ${roughly(left)} left`;
-  }
-  if (r.state === 'error') return `${r.name}: indexing failed: ${r.error ?? 'unknown error'}`;
-  if (r.state === 'ready') return `${r.name}: indexed ${r.indexed_at ?? ''}`.trim();
-  if (r.state === 'checking') return `${r.name}: checking for changes`;
-  return `${r.name}: queued for indexing${r.expected_at ? `, indexed in about ${roughly(Date.parse(r.expected_at) - Date.now())}` : ''}`;
-}
-
-/**
- * Milliseconds until a repository that is not indexed yet (or behind its files) probably is: what
- * to tell a caller. From the supervisor's expectation (the measured indexing speed, the jobs
- * queued before it); a second more, so that a retry finds it done rather than almost.
- */
-export function retryAfterMs(r: RepoStatus, now = Date.now()): number {
-  const clamp = (ms: number) => Math.min(600_000, Math.max(1000, Math.round(ms)));
-  if (r.expected_at) return clamp(Date.parse(r.expected_at) - now + 1000);
-  if (r.state === 'indexing' && r.progress) return clamp(r.progress.estimated_ms - r.progress.elapsed_ms + 1000);
-  // Behind: the change is indexed as a delta, about as long as the last one took.
-  if (r.state === 'ready' && r.changed_at) return clamp((r.last_duration_ms ?? 1000) + 1000);
-  // Not compared with its files yet: that takes a moment.
-  return 2000;
 }

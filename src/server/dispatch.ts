@@ -7,7 +7,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcon
 import { withDeadline } from '../deadline.js';
 import { invalidArgument, ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { describeRepo, type SupervisorStatus } from '../local/status.js';
+import { describeRepo, type LocalIndexSource } from '../search/vocab/local-index.js';
 import type { Metrics } from '../metrics.js';
 import { Searcher } from '../search/engine/searcher.js';
 import { closest } from '../search/vocab/text-distance.js';
@@ -37,7 +37,7 @@ export interface DispatcherOptions {
   log: Logger;
   metrics: Metrics;
   /** The local serve command's view of the index, when it runs one. */
-  local?: (() => SupervisorStatus | undefined) | undefined;
+  local?: LocalIndexSource | undefined;
   admission: Admission;
   /** The deadline of one call, from its arrival to its reply. */
   timeoutMs: number;

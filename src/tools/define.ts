@@ -12,7 +12,7 @@ import type { Searcher } from '../search/engine/searcher.js';
 import { closest } from '../search/vocab/text-distance.js';
 import type { Budget } from '../search/engine/budget.js';
 import type { Metrics } from '../metrics.js';
-import type { SupervisorStatus } from '../local/status.js';
+import type { LocalIndexSource } from '../search/vocab/local-index.js';
 import type { RepoReads } from './freshness.js';
 
 export interface ToolContext {
@@ -24,7 +24,7 @@ export interface ToolContext {
   /** This server's figures (get_health reads them). */
   metrics: Metrics;
   /** The local serve command's view of the index, when it runs one. */
-  local?: (() => SupervisorStatus | undefined) | undefined;
+  local?: LocalIndexSource | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {

@@ -2,7 +2,7 @@
  * How fresh the local index is, in tool answers, when the server runs under the local serve
  * command (and only then). Each tool declares what it reads (`reads` in its definition: which
  * repositories its arguments cover, which ones its answer shows, where it says how old they are);
- * this module, given the supervisor's status, then:
+ * this module, given what the local serve command reports of its index (LocalIndex), then:
  * - turns an empty answer, or a file not found, while a repository the call covers has no index
  *   yet into UNAVAILABLE, retryable, saying how far indexing is and when to retry;
  * - marks an answer with results partial while a repository it covers has no index yet;
@@ -13,7 +13,7 @@ import { ToolError } from '../errors.js';
 import type { Partial } from '../search/engine/completeness.js';
 import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/vocab/freshness.js';
 import { repoGlobToRegex } from '../patterns/globs.js';
-import { describeRepo, retryAfterMs, roughly, type RepoStatus, type SupervisorStatus } from '../local/status.js';
+import { describeRepo, retryAfterMs, roughly, type LocalIndex, type RepoIndex } from '../search/vocab/local-index.js';
 
 /**
  * What a tool reads of the index, for this module: declared by each tool that reads repositories
@@ -54,7 +54,7 @@ export const fileReads: RepoReads<{ repo: string }, { repo?: string }> = {
 };
 
 /** The listed repositories a call covers: those its `repos` globs or `repo` name select, else all. */
-function covered(repos: RepoStatus[], reads: RepoReads<unknown, unknown>, args: unknown): RepoStatus[] {
+function covered(repos: RepoIndex[], reads: RepoReads<unknown, unknown>, args: unknown): RepoIndex[] {
   let c: ReturnType<typeof reads.covers>;
   try {
     // Arguments as sent (an error's call may not have passed validation): read with care.
@@ -75,7 +75,7 @@ function covered(repos: RepoStatus[], reads: RepoReads<unknown, unknown>, args: 
   return repos.filter((r) => res.some((re) => re.test(r.name)));
 }
 
-function notIndexed(pending: RepoStatus[]): ToolError {
+function notIndexed(pending: RepoIndex[]): ToolError {
   const indexing = pending.filter((r) => r.state !== 'error');
   const wait = Math.max(...(indexing.length ? indexing : pending).map((r) => retryAfterMs(r)));
   const what = pending.map(describeRepo).join('; ');
@@ -91,18 +91,18 @@ function notIndexed(pending: RepoStatus[]): ToolError {
 }
 
 /** Seconds since the first change on disk the index does not hold yet, when it is behind. */
-function behindSeconds(r: RepoStatus): number | undefined {
+function behindSeconds(r: RepoIndex): number | undefined {
   return r.has_index ? ageSeconds(r.changed_at) : undefined;
 }
 
-function indexState(r: RepoStatus): IndexState {
+function indexState(r: RepoIndex): IndexState {
   if (r.state === 'indexing') return 'indexing';
   if (r.state === 'error') return 'failed';
   if (r.state === 'ready') return r.changed_at ? 'behind' : 'current';
   return 'queued';
 }
 
-function indexAge(r: RepoStatus): RepoIndexAge {
+function indexAge(r: RepoIndex): RepoIndexAge {
   const state = indexState(r);
   const age = ageSeconds(r.indexed_at);
   const behind = behindSeconds(r);
@@ -119,7 +119,7 @@ function indexAge(r: RepoStatus): RepoIndexAge {
 }
 
 /** Results came back, but some repositories the call covers have no index yet: the answer is partial, and says when to retry. */
-function pendingPartial(pending: RepoStatus[]): Partial {
+function pendingPartial(pending: RepoIndex[]): Partial {
   const indexing = pending.filter((r) => r.state !== 'error');
   const what = pending.map(describeRepo).join('; ');
   const one = pending.length === 1;
@@ -144,7 +144,7 @@ function markPartial(out: Record<string, unknown>, p: Partial): void {
  * tool declares), and `partial` (with `stats.complete` false) when results came back while a
  * repository the call covers is still waiting for its first index.
  */
-export function freshAnswer(reads: RepoReads<unknown, unknown> | undefined, status: SupervisorStatus | undefined, args: unknown, out: Record<string, unknown>): { error?: ToolError; note?: string } {
+export function freshAnswer(reads: RepoReads<unknown, unknown> | undefined, status: LocalIndex | undefined, args: unknown, out: Record<string, unknown>): { error?: ToolError; note?: string } {
   if (!status || !reads) return {};
   const empty = reads.empty(out);
   if (status.starting && empty) {
@@ -180,13 +180,13 @@ export function freshAnswer(reads: RepoReads<unknown, unknown> | undefined, stat
 }
 
 /** A file not found in a repository that is not indexed yet is "not yet", not "no such file". */
-export function freshError(reads: RepoReads<unknown, unknown> | undefined, status: SupervisorStatus | undefined, args: unknown, err: unknown): ToolError | undefined {
+export function freshError(reads: RepoReads<unknown, unknown> | undefined, status: LocalIndex | undefined, args: unknown, err: unknown): ToolError | undefined {
   if (!status || !reads || !(err instanceof ToolError) || err.code !== 'NOT_FOUND') return undefined;
   const pending = covered(status.repos, reads, args).filter((r) => !r.has_index);
   return pending.length ? notIndexed(pending) : undefined;
 }
 
-function age(r: RepoStatus): string {
+function age(r: RepoIndex): string {
   const when = r.indexed_at ? `indexed ${roughly(Date.now() - Date.parse(r.indexed_at))} ago` : 'index age unknown';
   const behind = behindSeconds(r);
   const lag = behind !== undefined ? `, behind the files on disk changed ${roughly(behind * 1000)} ago` : '';
@@ -197,7 +197,7 @@ function age(r: RepoStatus): string {
 }
 
 /** get_health's `indexing` field: the supervisor's view of every listed repository. */
-export function localIndexing(s: SupervisorStatus | undefined): LocalIndexing | undefined {
+export function localIndexing(s: LocalIndex | undefined): LocalIndexing | undefined {
   if (!s) return undefined;
   return {
     ...(s.starting ? { starting: true } : {}),
@@ -225,12 +225,12 @@ export interface LocalIndexing {
     name: string;
     dir: string;
     kind: 'git' | 'dir';
-    state: RepoStatus['state'];
+    state: RepoIndex['state'];
     has_index: boolean;
     indexed_at?: string;
     index_age_s?: number;
     behind_s?: number;
-    progress?: NonNullable<RepoStatus['progress']>;
+    progress?: NonNullable<RepoIndex['progress']>;
     error?: string;
   }[];
 }

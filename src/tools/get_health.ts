@@ -3,7 +3,7 @@ import { describeLanguage, withoutSymbols } from '../search/definitions/coverage
 import { describeReasons } from '../search/engine/skipped.js';
 import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
 import { localIndexing } from './freshness.js';
-import { describeRepo, type SupervisorStatus } from '../local/status.js';
+import { describeRepo, type LocalIndex } from '../search/vocab/local-index.js';
 import { defineTool } from './define.js';
 import { toolInput } from './shared.js';
 import { fitToBudget, halve, truncatedField, truncatedLine, type Budget, type Truncated } from '../search/engine/budget.js';
@@ -41,7 +41,7 @@ const output = HealthOutput.extend({
 type Output = z.output<typeof output>;
 
 /** Adds the local supervisor's view, when there is one: indexing progress makes the status degraded. */
-function withIndexing(out: HealthOutput, status: SupervisorStatus | undefined): Output {
+function withIndexing(out: HealthOutput, status: LocalIndex | undefined): Output {
   const indexing = localIndexing(status);
   if (!indexing) return out;
   const res: Output = { ...out, indexing };

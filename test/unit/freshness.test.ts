@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { freshAnswer, freshError, type RepoReads } from '../../src/tools/freshness.js';
 import { TOOLS } from '../../src/tools/index.js';
-import { retryAfterMs, type RepoStatus, type SupervisorStatus } from '../../src/local/status.js';
+import type { RepoStatus, SupervisorStatus } from '../../src/local/status.js';
+import { retryAfterMs } from '../../src/search/vocab/local-index.js';
 
 const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
 const ready: RepoStatus = { name: 'acme/a', dir: '/src/a', kind: 'git', state: 'ready', has_index: true, indexed_at: hourAgo };

@@ -7,7 +7,8 @@
  *   src/search/     what the tools mean, for any caller (over vocab/, engine/, definitions/)
  *   src/tools/      one file per MCP tool
  *   src/server/     MCP: dispatch, stdio, HTTP
- *   src/local/      the local serve command and its supervisor
+ *   src/local/      the local serve command and its supervisor (tools and server/ read its state
+ *                   through search/vocab/local-index.ts, never its modules)
  *   src/extractor/  the symbol extractor Zoekt's indexer runs (scip-ctags), a program of its own
  *   entry           the programs and their wiring: cli.ts, serve-cli.ts, main.ts, runtime.ts
  *   base            what every layer may use: config.ts, log.ts, errors.ts, deadline.ts, version.ts,
@@ -91,6 +92,11 @@ const RULES: Rule[] = [
     from: ['zoekt', 'search', 'tools', 'local', 'extractor', 'base'],
     forbid: ['layer:server'],
     why: 'server/ is the outermost layer: only the top-level wiring starts it',
+  },
+  {
+    from: ['tools', 'server'],
+    forbid: ['layer:local'],
+    why: "tools and server/ know the local index only as search/vocab/local-index.ts describes it: the supervisor's messages are local/'s own",
   },
 ];
 
@@ -206,7 +212,10 @@ describe('layers of src/', () => {
     expect(violations(importsOf('patterns/globs.ts', "import type { Runtime } from '../runtime.js';"))[0]).toContain('the base layer');
     expect(violations(importsOf('local/serve.ts', "const m = await import('../main.js');"))[0]).toContain('only the entries (cli.ts, serve-cli.ts, main.ts, runtime.ts) wire the layers');
     expect(violations(importsOf('local/serve.ts', "import type { LocalStatusSource } from '../runtime.js';"))[0]).toContain('only the entries');
-    expect(violations(importsOf('server/http.ts', "import type { Runtime } from '../runtime.js';"))[0]).toContain('only the entries');
+    expect(violations(importsOf('server/http/serve.ts', "import type { Runtime } from '../../runtime.js';"))[0]).toContain('only the entries');
+    expect(violations(importsOf('tools/freshness.ts', "import type { SupervisorStatus } from '../local/status.js';"))[0]).toContain('know the local index only as search/vocab/local-index.ts describes it');
+    expect(violations(importsOf('server/dispatch.ts', "import { describeRepo } from '../local/status.js';"))[0]).toContain('know the local index only');
+    expect(violations(importsOf('local/status.ts', "import type { LocalIndex } from '../search/vocab/local-index.js';"))).toEqual([]);
     expect(violations(importsOf('main.ts', "import type { StdioHost } from './server/stdio.js';"))).toEqual([]);
     expect(violations(importsOf('serve-cli.ts', "import { serveMain } from './local/serve.js';"))).toEqual([]);
   });
