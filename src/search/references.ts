@@ -24,6 +24,7 @@ import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './engine/budget.js';
 import { buildSymbolQuery, candidateFiles, parseName, wordRegex } from './definitions/by-name.js';
+import { markTwins, prominence, twinKey } from './definitions/prominence.js';
 import { IDENTIFIER_CHAR, symbolsOf, type SymbolResult } from './definitions/symbol.js';
 
 export const FIND_REFERENCES = 'find_references';
@@ -123,6 +124,31 @@ function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<st
   return out;
 }
 
+interface RankedDefinition {
+  symbol: SymbolResult;
+  prominence: number;
+  score: number;
+  copy: string;
+}
+
+const compareDefinitions = (a: RankedDefinition, b: RankedDefinition): number =>
+  a.prominence - b.prominence ||
+  b.score - a.score ||
+  compareStrings(a.symbol.repo, b.symbol.repo) ||
+  compareStrings(a.symbol.path, b.symbol.path) ||
+  a.symbol.line - b.symbol.line ||
+  a.symbol.column - b.symbol.column;
+
+/**
+ * The definitions of the name in search_symbols' order for an exact name (prominence.ts): the
+ * implementation before declarations and copies, public and top-level before nested, outside
+ * tests, shallower folders first; then repo, path and line.
+ */
+function rankDefinitions(all: RankedDefinition[]): SymbolResult[] {
+  markTwins(all, compareDefinitions);
+  return all.sort(compareDefinitions).map((r) => r.symbol);
+}
+
 /** A usage as a page shows it: at most `contextLines` around it, lines cut to `lineChars`. */
 function shownUsage(u: Usage, contextLines: number, lineChars: number): Usage {
   const shown: Usage = { repo: u.repo, path: u.path, line: u.line, column: u.column, text: clip(u.text, u.column, lineChars) };
@@ -197,16 +223,18 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
         walkFiles(searcher, walk, startFile, FILES_PER_STEP),
       ]);
 
-      const namedSymbols = candidates.files
-        .flatMap(symbolsOf)
-        .filter(({ symbol: s, scope: parentScope }) => {
-          if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
-          if (s.name !== pattern.member) return false;
-          if (pattern.parent && !parentEndsWith(parentScope, pattern.parent)) return false;
-          return true;
-        })
-        .map(({ symbol: s }) => s)
-        .sort((a, b) => compareStrings(a.repo, b.repo) || compareStrings(a.path, b.path) || a.line - b.line || a.column - b.column);
+      const namedSymbols = rankDefinitions(
+        candidates.files.flatMap((file) =>
+          symbolsOf(file)
+            .filter(({ symbol: s, scope: parentScope }) => {
+              if (pattern.wholeName !== undefined && s.name === pattern.wholeName) return true;
+              if (s.name !== pattern.member) return false;
+              if (pattern.parent && !parentEndsWith(parentScope, pattern.parent)) return false;
+              return true;
+            })
+            .map(({ symbol }) => ({ symbol, prominence: prominence(symbol), score: file.score, copy: twinKey(symbol, file.checksum) })),
+        ),
+      );
       // A definition of another kind than the one asked for is still a definition, not a usage.
       const sites = new Set(namedSymbols.map((s) => siteKey(s.repo, s.path, s.line)));
       definitionSymbols = namedSymbols.filter((s) => !kinds || kinds.has(s.kind as Kind));

@@ -27,7 +27,7 @@ import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { derived, type Window } from './engine/window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './definitions/coverage.js';
 import { resolveLanguage } from './vocab/languages.js';
-import { isTest, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, TWIN, twinKey, type PathClass } from './definitions/prominence.js';
+import { isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
 import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
@@ -390,30 +390,9 @@ function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): R
       if (r) all.push(m.twins && r.tier <= 1 ? { ...r, copy: twinKey(r.symbol, file.checksum) } : r);
     }
   }
-  if (m.twins) markTwins(all);
+  // Among exact names only (tiers 0 and 1), each tier apart.
+  if (m.twins) markTwins(all, compareRanked, (r) => r.tier);
   return all.sort(compareRanked);
-}
-
-/**
- * Step 5 of prominence.ts: of the copies of one definition among exact names (same twinKey),
- * the first in the order without this step keeps its place, the others are twins. Decided among
- * the symbols read: a copy not read yet can only make one read a twin, never the reverse, which
- * is what planNames' argument needs (see there).
- */
-function markTwins(all: Ranked[]): void {
-  const copies = new Map<string, Ranked[]>();
-  for (const r of all) {
-    if (r.copy === undefined) continue;
-    const key = `${r.tier}\u0000${r.copy}`;
-    const same = copies.get(key);
-    if (same) same.push(r);
-    else copies.set(key, [r]);
-  }
-  for (const same of copies.values()) {
-    if (same.length < 2) continue;
-    same.sort(compareRanked);
-    for (const twin of same.slice(1)) twin.prominence += TWIN;
-  }
 }
 
 /**

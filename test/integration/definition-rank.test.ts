@@ -5,7 +5,8 @@
  * defined at the top level and nested in functions and object literals. Indexed by the project's
  * own indexer. The orders expected are written from the rule; where two copies are equal by
  * every rule, Zoekt's score picks, and the test only says which places they take. Walking the
- * order a page of one symbol at a time (the fetch plan, planNames) gives the same order.
+ * order a page of one symbol at a time (the fetch plan, planNames) gives the same order, and so
+ * do find_references' definitions.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,6 +155,16 @@ describe('search_symbols puts the implementation first', () => {
       expect(order.slice(1).sort()).toEqual(COPIES.map((p) => `${p}:${declared}`));
       expect(await walked(name)).toEqual(order);
     }
+  });
+
+  it('find_references lists the definitions in the same order', async () => {
+    const definitions = async (symbol: string) => ok<{ definitions: Site[] }>(await call(mcp.client, 'find_references', { symbol })).definitions.map((d) => `${d.path}:${d.line}`);
+    const frame = await definitions('Frame');
+    expect(frame).toHaveLength(4);
+    expect(frame[0]).toBe('packages/core/src/client/frame.ts:3');
+    expect(frame[2]).toBe('packages/core/src/server/protocol/protocol.d.ts:1');
+    expect([frame[1], frame[3]].map((s) => s!.replace(/:\d+$/, '')).sort()).toEqual(COPIES);
+    expect(await definitions('get')).toEqual(['lib/cache.ts:2', 'lib/util/collections/get.ts:1', 'store.ts:2', 'store.ts:6', 'store.ts:13']);
   });
 
   it('a common name: the public top-level definitions and members first, the nested ones after', async () => {

@@ -180,6 +180,27 @@ export function twinKey(d: Definition & { line: number; column: number }, checks
 }
 
 /**
+ * Step 5: of the copies of one definition (the same `copy`, see twinKey; `group` keeps apart
+ * what must not be compared, such as tiers of a name search), the first in `order` keeps its
+ * place and the others rank after every definition of its prominence (TWIN is added to theirs).
+ */
+export function markTwins<T extends { prominence: number; copy?: string | undefined }>(all: readonly T[], order: (a: T, b: T) => number, group: (t: T) => string | number = () => ''): void {
+  const copies = new Map<string, T[]>();
+  for (const r of all) {
+    if (r.copy === undefined) continue;
+    const key = `${group(r)}\u0000${r.copy}`;
+    const same = copies.get(key);
+    if (same) same.push(r);
+    else copies.set(key, [r]);
+  }
+  for (const same of copies.values()) {
+    if (same.length < 2) continue;
+    same.sort(order);
+    for (const twin of same.slice(1)) twin.prominence += TWIN;
+  }
+}
+
+/**
  * Files by folder depth and language, as a search can ask Zoekt for them: those less than
  * `maxDepth` folders deep (every depth when Infinity), in any language but `skip`.
  */
