@@ -456,11 +456,14 @@ describe('whole builds in the background', () => {
 });
 
 describe('counts over 20 commits', () => {
-  it('every commit searchable at once; at most ten shards at any time; once quiet, the counts are those of the files', async () => {
+  it('every commit searchable at once; at most ten shards but while a whole build runs; once quiet, the counts are those of the files', async () => {
     const data = join(work, 'data-commits');
     const repo = gitRepo('pytools', join(work, 'pytools-commits'), 'acme/commits');
     const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_IDLE_BUILD_MS: '1000' } });
     const shards = () => readdirSync(join(data, 'index')).filter((f) => isShardOf(f, 'acme/commits', false)).length;
+    const log = () => readFileSync(join(data, 'supervisor.log'), 'utf8');
+    /** Background whole builds of the repository, started and swapped in, as its log tells them. */
+    const builds = () => ({ started: log().split('building acme/commits whole in the background').length - 1, ended: log().split(/built acme\/commits whole in .* swapped in/).length - 1 });
     try {
       await allIndexed(c.client);
       const base = shards();
@@ -472,7 +475,14 @@ describe('counts over 20 commits', () => {
         const t0 = Date.now();
         await waitFor(`commit ${n} searchable`, async () => (await search(c, `COMMIT_MARKER_${n}\\b`)).results.length === 1);
         times.push(Date.now() - t0);
-        expect(shards()).toBeLessThanOrEqual(base + DELTAS_MAX);
+        // Nine deltas at most, unless a whole build runs in the background: edits go on as
+        // deltas meanwhile, and the build takes them in when it ends (docs/local-mode.md). On a
+        // busy machine that build can outlast nine commits.
+        const before = builds();
+        const count = shards();
+        const after = builds();
+        const underWay = before.started > before.ended || after.started > after.ended || after.ended > before.ended;
+        if (!underWay) expect(count, `${count} shards with no whole build under way`).toBeLessThanOrEqual(base + DELTAS_MAX);
       }
       times.sort((a, b) => a - b);
       process.stderr.write(`20 commits: searchable in a median ${times[10]} ms, max ${times[19]} ms\n`);
