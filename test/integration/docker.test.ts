@@ -215,20 +215,25 @@ describe('docker/Dockerfile', () => {
     expect(r.stderr).toMatch(/refusing to serve 0\.0\.0\.0 \(not a loopback address\) without --auth-token or ZOEKT_MCP_AUTH_TOKEN/);
   });
 
-  /** The image's entry point as a process, with a token, bound to loopback here (the image binds 0.0.0.0). */
+  /**
+   * The image's entry point as a process, with a token, bound to loopback here (the image binds
+   * 0.0.0.0) on a port it picks (one picked here could be taken by another test's server first).
+   */
   async function runImage(zoektUrl: string): Promise<{ url: string; env: Record<string, string>; child: ChildProcess; stop(): Promise<number | null> }> {
-    const port = await freePort();
-    const env = { ...imageEnv(), PATH: process.env.PATH ?? '', ZOEKT_URL: zoektUrl, ZOEKT_MCP_AUTH_TOKEN: TOKEN, ZOEKT_MCP_HOST: '127.0.0.1', ZOEKT_MCP_PORT: String(port) };
+    const env = { ...imageEnv(), PATH: process.env.PATH ?? '', ZOEKT_URL: zoektUrl, ZOEKT_MCP_AUTH_TOKEN: TOKEN, ZOEKT_MCP_HOST: '127.0.0.1', ZOEKT_MCP_PORT: '0' };
     const [cmd, args] = hostCommand(entrypoint());
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    await new Promise<void>((resolve, reject) => {
+    const port = await new Promise<number>((resolve, reject) => {
       child.stderr!.on('data', (d: Buffer) => {
         stderr += d.toString();
-        if (stderr.includes('"msg":"serving MCP over HTTP"')) resolve();
+        const line = stderr.split('\n').find((l) => l.includes('"msg":"serving MCP over HTTP"'));
+        if (line) resolve((JSON.parse(line) as { port: number }).port);
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
+    // The health check reads the port from the environment, as in the image.
+    env.ZOEKT_MCP_PORT = String(port);
     const stop = async () => {
       if (child.exitCode !== null) return child.exitCode;
       const exited = once(child, 'exit');

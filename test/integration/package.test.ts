@@ -23,7 +23,7 @@ import { TOOLS } from '../../src/tools/index.js';
 import { startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { allIndexed } from '../support/local.js';
 import { call, ok } from '../support/mcp.js';
-import { FIXTURES, freePort, git, PROTOCOL_TOOLS, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
+import { FIXTURES, git, PROTOCOL_TOOLS, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 /** The port the client configurations assume Zoekt on; the test's Zoekt runs elsewhere. */
@@ -144,17 +144,21 @@ describe('installed with npm install ./zoekt-mcp-*.tgz', () => {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'first');
     const home = join(work, 'home');
-    const zoektPort = await freePort();
     const { client } = await connect('zoekt-mcp-serve', [], {
       HOME: home,
       // Zoekt is built once per machine; share the test run's build instead of building another.
       ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
       ZOEKT_MCP_REPOS: repo,
-      ZOEKT_PORT: String(zoektPort),
+      // The supervisor picks the port: one picked here could be taken by another test's server
+      // first, and the supervisor would then take that server for a Zoekt of someone else's.
+      ZOEKT_PORT: '0',
       ZOEKT_MCP_LINGER_MS: '0',
     });
+    let zoektPort = 0;
     try {
       await allIndexed(client);
+      zoektPort = Number(readFileSync(join(home, '.local/share/zoekt-mcp/zoekt.port'), 'utf8'));
+      expect(zoektPort).toBeGreaterThan(0);
       const repos = ok<ListReposOutput>(await call(client, 'list_repos', {}));
       // A folder named on its own is named by its path (relative to home when under it).
       const name = repo.replace(/^\//, '');

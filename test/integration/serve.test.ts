@@ -21,7 +21,7 @@ import { gate } from '../support/gate.js';
 import { connectStreamable } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { allIndexed, supervisorGone, waitFor } from '../support/local.js';
-import { freePort, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
+import { REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
 let clone: string;
@@ -57,7 +57,8 @@ describe("the README's quick start in a fresh clone", () => {
     env = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? work,
-      ZOEKT_PORT: String(await freePort()),
+      // A port the supervisor picks: one picked here could be taken by another test's server first.
+      ZOEKT_PORT: '0',
       ZOEKT_MCP_DATA: join(work, 'data'),
       ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR,
       ZOEKT_MCP_LOG_LEVEL: 'warn',
@@ -132,10 +133,12 @@ describe("the README's quick start in a fresh clone", () => {
   });
 });
 
-/** serve.sh --http in its own process group, started in the clone; resolves once it listens. */
+/**
+ * serve.sh --http in its own process group, started in the clone, on a port it picks (0: one
+ * picked here could be taken by another test's server first); resolves once it listens.
+ */
 async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url: string; stderr: () => string; kill(): void }> {
-  const port = await freePort();
-  const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', String(port)], {
+  const child = spawn('bash', [join(clone, 'scripts/serve.sh'), '--http', '--port', '0'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? work,
@@ -150,10 +153,11 @@ async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url:
     detached: true,
   });
   let stderr = '';
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
-      if (stderr.includes('"msg":"serving MCP over HTTP"')) resolve();
+      const line = stderr.split('\n').find((l) => l.includes('"msg":"serving MCP over HTTP"'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
     });
     child.on('exit', (code) => reject(new Error(`serve.sh exited ${code}: ${stderr}`)));
   });
@@ -164,7 +168,7 @@ async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url:
       // already gone
     }
   };
-  return { child, url: `http://127.0.0.1:${port}`, stderr: () => stderr, kill };
+  return { child, url, stderr: () => stderr, kill };
 }
 
 describe('scripts/serve.sh --http', () => {
@@ -175,11 +179,12 @@ describe('scripts/serve.sh --http', () => {
     ['SIGTERM', 'group'],
     ['SIGINT', 'group'],
   ] as const)('serves Streamable HTTP until %s to the %s, then stops its Zoekt and exits 0', async (signal, target) => {
-    const zoektPort = await freePort();
-    const served = await serveHttp(zoektPort);
+    // 0: the supervisor picks Zoekt's port and writes it in the data folder.
+    const served = await serveHttp(0);
     try {
       const mcp = await connectStreamable(served.url);
       await allIndexed(mcp.client);
+      const zoektPort = Number(readFileSync(join(work, 'data-http', 'zoekt.port'), 'utf8'));
       const out = ok<CodeSearchOutput>(await call(mcp.client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 }));
       expect(out.results.map((r) => r.path)).toContain('src/server/factory.ts');
       await mcp.close();
