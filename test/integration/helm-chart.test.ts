@@ -352,9 +352,13 @@ describe('the objects', () => {
         expect(c.image, c.name).toMatch(/:[\w.-]+$/);
       }
     }
-    // Zoekt's image is pinned as in docker/compose.yaml.
+    // Zoekt's image is pinned as in docker/compose.yaml; the images built here default to this version.
     const compose = readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8');
     expect(compose).toContain(container(only(objects, 'StatefulSet'), 'zoekt-webserver').image);
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')).toMatch(new RegExp(`^appVersion: "${version.replace(/\./g, '\\.')}"$`, 'm'));
+    expect(container(only(objects, 'Deployment'), 'zoekt-mcp').image).toBe(`zoekt-mcp:${version}`);
+    expect(container(only(objects, 'StatefulSet'), 'indexer').image).toBe(`zoekt-mcp-indexer:${version}`);
   });
 
   it('stops the adapter gracefully: the endpoint is gone before SIGTERM, and in-flight calls finish within the grace period', () => {
