@@ -19,12 +19,11 @@ import { parseKinds, type Kind } from './vocab/kinds.js';
 import { familyLanguages, languageByName } from './vocab/languages.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { indexAgeField } from './vocab/freshness.js';
-import { compareStrings } from './engine/paging.js';
 import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './engine/budget.js';
 import { buildSymbolQuery, candidateFiles, parseName, wordRegex } from './definitions/by-name.js';
-import { markTwins, prominence, twinKey } from './definitions/prominence.js';
+import { compareProminent, markTwins, prominence, twinKey, type Prominent } from './definitions/prominence.js';
 import { IDENTIFIER_CHAR, symbolsOf, type SymbolResult } from './definitions/symbol.js';
 
 export const FIND_REFERENCES = 'find_references';
@@ -124,20 +123,10 @@ function fileUsages(file: FileHit, contextLines: number, definitionSites: Set<st
   return out;
 }
 
-interface RankedDefinition {
+interface RankedDefinition extends Prominent {
   symbol: SymbolResult;
-  prominence: number;
-  score: number;
   copy: string;
 }
-
-const compareDefinitions = (a: RankedDefinition, b: RankedDefinition): number =>
-  a.prominence - b.prominence ||
-  b.score - a.score ||
-  compareStrings(a.symbol.repo, b.symbol.repo) ||
-  compareStrings(a.symbol.path, b.symbol.path) ||
-  a.symbol.line - b.symbol.line ||
-  a.symbol.column - b.symbol.column;
 
 /**
  * The definitions of the name in search_symbols' order for an exact name (prominence.ts): the
@@ -145,8 +134,8 @@ const compareDefinitions = (a: RankedDefinition, b: RankedDefinition): number =>
  * tests, shallower folders first; then repo, path and line.
  */
 function rankDefinitions(all: RankedDefinition[]): SymbolResult[] {
-  markTwins(all, compareDefinitions);
-  return all.sort(compareDefinitions).map((r) => r.symbol);
+  markTwins(all, compareProminent);
+  return all.sort(compareProminent).map((r) => r.symbol);
 }
 
 /** A usage as a page shows it: at most `contextLines` around it, lines cut to `lineChars`. */

@@ -27,7 +27,7 @@ import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { derived, type Window } from './engine/window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './definitions/coverage.js';
 import { resolveLanguage } from './vocab/languages.js';
-import { isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
+import { compareProminent, isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
 import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
@@ -95,16 +95,7 @@ function rankTier(name: string, pattern: NamePattern): number {
 }
 
 function compareRanked(a: Ranked, b: Ranked): number {
-  return (
-    a.tier - b.tier ||
-    a.prominence - b.prominence ||
-    b.score - a.score ||
-    compareStrings(a.symbol.repo, b.symbol.repo) ||
-    compareStrings(a.symbol.path, b.symbol.path) ||
-    a.symbol.line - b.symbol.line ||
-    a.symbol.column - b.symbol.column ||
-    compareStrings(a.symbol.name, b.symbol.name)
-  );
+  return a.tier - b.tier || compareProminent(a, b) || compareStrings(a.symbol.name, b.symbol.name);
 }
 
 /**

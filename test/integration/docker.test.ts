@@ -24,11 +24,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
-import { TOKEN } from '../support/http.js';
+import { DOCKERFILE, dockerfileStages, indexerShard, namedStage } from '../support/dockerfile.js';
+import { listening, TOKEN } from '../support/http.js';
 import { call, connectInProcess, connectStdio, ok } from '../support/mcp.js';
 import { FIXTURES, freePort, git, LINT_BIN, REPO_PREFIX, ROOT, startWebserver, ZOEKT_BIN, type RunningZoekt } from '../support/zoekt.js';
 
-const DOCKERFILE = join(ROOT, 'docker/Dockerfile');
 const COMPOSE = join(ROOT, 'docker/compose.yaml');
 const INDEXER = join(ROOT, 'docker/indexer.sh');
 
@@ -60,29 +60,9 @@ describe('linters', () => {
 
 // ------------------------------------------------------------------------------------ Dockerfile
 
-interface Instruction {
-  cmd: string;
-  args: string;
-}
-
-/** The instructions of a Dockerfile by stage: continuation lines joined, comments dropped. */
-function stages(text: string): Instruction[][] {
-  const logical = text.replace(/\\\n/g, ' ').split('\n');
-  const out: Instruction[][] = [];
-  for (const line of logical) {
-    const trimmed = line.trim();
-    if (!trimmed || trimmed.startsWith('#')) continue;
-    const [, cmd, args] = /^(\S+)\s*(.*)$/.exec(trimmed)!;
-    if (cmd!.toUpperCase() === 'FROM') out.push([]);
-    if (cmd!.toUpperCase() === 'ARG' && out.length === 0) continue;
-    out[out.length - 1]!.push({ cmd: cmd!.toUpperCase(), args: args!.replace(/\s+/g, ' ').trim() });
-  }
-  return out;
-}
-
-const dockerfile = stages(readFileSync(DOCKERFILE, 'utf8'));
+const dockerfile = dockerfileStages();
 const runtime = dockerfile[dockerfile.length - 1]!;
-const indexerStage = dockerfile.find((stage) => / AS indexer$/.test(stage[0]!.args))!;
+const indexerStage = namedStage(dockerfile, 'indexer')!;
 /** The Zoekt image's tag the Dockerfile builds the indexer from. */
 const ZOEKT_IMAGE_TAG = /^ARG ZOEKT_IMAGE=ghcr\.io\/sourcegraph\/zoekt:(\S+)$/m.exec(readFileSync(DOCKERFILE, 'utf8'))?.[1];
 const one = (cmd: string) => {
@@ -227,8 +207,8 @@ describe('docker/Dockerfile', () => {
     const port = await new Promise<number>((resolve, reject) => {
       child.stderr!.on('data', (d: Buffer) => {
         stderr += d.toString();
-        const line = stderr.split('\n').find((l) => l.includes('"msg":"serving MCP over HTTP"'));
-        if (line) resolve((JSON.parse(line) as { port: number }).port);
+        const at = listening(stderr);
+        if (at) resolve(at.port);
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
@@ -555,8 +535,8 @@ describe('docker/indexer.sh', () => {
     }
   }, 120_000);
 
-  /** The shard (1-based) of n a repository name falls to: its POSIX cksum CRC modulo n, plus one. */
-  const shardOf = (name: string, n: number) => (Number(spawnSync('cksum', { input: name, encoding: 'utf8' }).stdout.split(' ')[0]) % n) + 1;
+  /** The shard (1-based, as SHARD says it) of n a repository name falls to. */
+  const shardOf = (name: string, n: number) => indexerShard(name, n) + 1;
 
   it('SHARD i/n splits the repositories between indexers by a hash of their names, and zoekt-mcp serves the halves as one', async () => {
     expect(run({ INDEX_INTERVAL: '0', SHARD: '3/2' }).status).toBe(2);

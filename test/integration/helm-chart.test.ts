@@ -26,6 +26,7 @@ import { delimiter, dirname, join, posix } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { CodeSearchOutput } from '../../src/search/code.js';
+import { dockerfileStages, indexerShard, namedStage, type Instruction } from '../support/dockerfile.js';
 import { connectStreamable, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, ok, type Connected } from '../support/mcp.js';
 import { READINESS_TIMEOUT_MS } from '../../src/zoekt/client.js';
@@ -396,14 +397,13 @@ describe('the objects', () => {
 // ---------------------------------------------------------------- the rendered pods on loopback
 
 /** A container of the Dockerfile's stage, as the image runs it: its ENTRYPOINT and ENV. */
-function imageStage(target: 'runtime' | 'indexer'): { entrypoint: string[]; env: Record<string, string>; text: string } {
-  const text = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const stages = text.split(/^FROM /m).slice(1);
-  const stage = target === 'indexer' ? stages.find((s) => / AS indexer\s*$/m.test(s.split('\n')[0]!))! : stages[stages.length - 1]!;
-  const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(stage)![1]!) as string[];
-  const envs: Record<string, string> = {};
-  for (const m of stage.matchAll(/^ENV (.*)$/gm)) for (const [, k, v] of m[1]!.matchAll(/([A-Z_][A-Z0-9_]*)=(\S*)/g)) envs[k!] = v!;
-  return { entrypoint, env: envs, text: stage };
+function imageStage(target: 'runtime' | 'indexer'): { entrypoint: string[]; env: Record<string, string>; instructions: Instruction[] } {
+  const all = dockerfileStages();
+  const stage = target === 'indexer' ? namedStage(all, 'indexer')! : all[all.length - 1]!;
+  const entrypoint = JSON.parse(stage.find((i) => i.cmd === 'ENTRYPOINT')!.args) as string[];
+  const env: Record<string, string> = {};
+  for (const i of stage.filter((x) => x.cmd === 'ENV')) for (const [, k, v] of i.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S*)/g)) env[k!] = v!;
+  return { entrypoint, env, instructions: stage };
 }
 
 interface Pod {
@@ -486,9 +486,8 @@ describe('the rendered pods as processes on loopback', () => {
   const clients: Connected[] = [];
   /** repo:path of every file holding TERM (case-sensitive), read from the mirrored commits. */
   const truth = new Set<string>();
-  /** The pod (0-based) a repository falls to: its name's POSIX cksum CRC modulo the shards. */
-  const shardOf = (name: string) => Number(spawnSync('cksum', { input: name, encoding: 'utf8' }).stdout.split(' ')[0]) % SHARDS;
-  const share = (i: number) => mirrorNames.filter((name) => shardOf(name) === i);
+  /** The repositories of pod i, as the indexer splits them. */
+  const share = (i: number) => mirrorNames.filter((name) => indexerShard(name, SHARDS) === i);
 
   /** A shard pod's zoekt-webserver container: its args with -listen on loopback and /data mapped. */
   async function startZoekt(i: number, port = 0): Promise<void> {
@@ -572,8 +571,8 @@ describe('the rendered pods as processes on loopback', () => {
       envs.PATH = [ZOEKT_BIN, dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
       const [sh, script] = indexerImage.entrypoint;
       expect(script).toBe(`${home}/indexer.sh`);
-      expect(indexerImage.text).toMatch(/^WORKDIR \/opt\/zoekt-mcp$/m);
-      expect(indexerImage.text).toMatch(/^COPY docker\/indexer\.sh \.\/$/m);
+      expect(indexerImage.instructions).toContainEqual({ cmd: 'WORKDIR', args: home });
+      expect(indexerImage.instructions).toContainEqual({ cmd: 'COPY', args: 'docker/indexer.sh ./' });
       const indexer = run(sh!, [join(ROOT, 'docker/indexer.sh')], envs);
       indexers.push(indexer);
       await startZoekt(pod.index);

@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import { gate } from '../support/gate.js';
-import { connectStreamable } from '../support/http.js';
+import { connectStreamable, listening } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { allIndexed, supervisorGone, waitFor } from '../support/local.js';
 import { REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
@@ -156,8 +156,8 @@ async function serveHttp(zoektPort: number): Promise<{ child: ChildProcess; url:
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
-      const line = stderr.split('\n').find((l) => l.includes('"msg":"serving MCP over HTTP"'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
+      const at = listening(stderr);
+      if (at) resolve(at.url);
     });
     child.on('exit', (code) => reject(new Error(`serve.sh exited ${code}: ${stderr}`)));
   });

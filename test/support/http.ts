@@ -111,6 +111,12 @@ export async function startAdapter(opts: AdapterOptions): Promise<Adapter> {
   return { url: String(listening.url), process: child, stderr: () => stderr, stdout: () => stdout, logs: () => logs, waitForLog, exited, stop };
 }
 
+/** Where a server listens, from its stderr so far: the JSON log line it writes once it does. */
+export function listening(stderr: string): { url: string; port: number } | undefined {
+  const line = stderr.split('\n').find((l) => l.includes('"msg":"serving MCP over HTTP"'));
+  return line === undefined ? undefined : (JSON.parse(line) as { url: string; port: number });
+}
+
 const clientInfo = { name: 'zoekt-mcp-http-tests', version: '1.0.0' };
 
 export async function connectStreamable(url: string, headers: Record<string, string> = {}): Promise<Connected> {

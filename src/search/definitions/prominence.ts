@@ -36,6 +36,8 @@
  * rankFiles), so it is no part of prominence() itself.
  */
 
+import { compareStrings } from '../engine/paging.js';
+
 export interface Definition {
   name: string;
   language: string;
@@ -177,6 +179,25 @@ export function prominence(d: Definition): number {
 export function twinKey(d: Definition & { line: number; column: number }, checksum: string | undefined): string {
   const tail = d.path.split('/').slice(checksum === undefined ? -2 : -1).join('/');
   return [d.name, d.kind ?? '', d.line, d.column, tail, checksum ?? `\u0001${d.signature}`].join('\u0000');
+}
+
+/** A definition as a name search ranks it: its prominence (twins included) and its file's score. */
+export interface Prominent {
+  prominence: number;
+  score: number;
+  symbol: { repo: string; path: string; line: number; column: number };
+}
+
+/** Definitions that match a name equally well: prominence, then Zoekt's score, then where they are. */
+export function compareProminent(a: Prominent, b: Prominent): number {
+  return (
+    a.prominence - b.prominence ||
+    b.score - a.score ||
+    compareStrings(a.symbol.repo, b.symbol.repo) ||
+    compareStrings(a.symbol.path, b.symbol.path) ||
+    a.symbol.line - b.symbol.line ||
+    a.symbol.column - b.symbol.column
+  );
 }
 
 /**
