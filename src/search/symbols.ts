@@ -6,7 +6,8 @@
  * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Order:
  * exact name in exact case, exact name in other case, names that start with the literal prefix,
  * the rest; among exact names, the public ones, top-level, outside tests, with a body, one copy
- * of a duplicated file and in shallower folders first (prominence.ts); then Zoekt's score. That
+ * of a duplicated file and in shallower folders first (prominence.ts); then Zoekt's score (for
+ * a bare name in any case, the exact spelling's score in its own query: Matcher.byCase). That
  * order is not Zoekt's: a search by name reads the files that can hold a page of it (planNames,
  * the fetch plan), a search by description the best files of each word; every page is a slice
  * of one order, and a post-filtered page is full.
@@ -32,7 +33,7 @@ import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget 
 import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
 import { DOC_LINES, documentationOf } from './definitions/documentation.js';
-import { buildSymbolQuery, candidateFiles, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
+import { buildSymbolQuery, candidateFiles, exactCaseQuery, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
 import { IDENTIFIER_WORD, scopeSegments, SymbolResult, symbolsOf } from './definitions/symbol.js';
 import { findReferences, type ReferenceOutput } from './references.js';
 
@@ -387,13 +388,23 @@ function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): R
 }
 
 /**
- * The whole order of a search by name over `files`, each symbol once: what a page of
- * search_symbols is cut from when every candidate file is read (tests and benchmarks check pages
- * against it).
+ * The whole order of a search by name, each symbol once: what a page of search_symbols is cut
+ * from when every candidate file is read (tests and benchmarks check pages against it). `files`:
+ * every file of nameQueries' `query`; `exactCase`: every file of its `exactCase` query, when it
+ * has one and that holds no more files than the last fixed window (else the order is `query`'s).
  */
-export function rankByName(args: SymbolSearchArgs, files: readonly FileHit[]): SymbolResult[] {
-  const pattern = parseName(args.name ?? '', args.regex ?? false);
-  return rankFiles(nameMatcher(args, pattern, parseKinds(args.kinds)), files).map((r) => r.symbol);
+export function rankByName(args: SymbolSearchArgs, files: readonly FileHit[], exactCase?: readonly FileHit[]): SymbolResult[] {
+  const m = nameMatcher(args, parseName(args.name ?? '', args.regex ?? false), parseKinds(args.kinds));
+  const split = m.byCase && exactCase && exactCase.length <= FILE_WINDOWS[FILE_WINDOWS.length - 1]! ? m.byCase : undefined;
+  if (m.byCase && !exactCase) throw new Error(`rankByName: ${JSON.stringify(args.name)} is read by case; give the files of its exactCase query`);
+  const ranked = split ? [...rankFiles(split.head, exactCase!), ...rankFiles(split.tail, files)] : rankFiles(m, files);
+  return ranked.map((r) => r.symbol);
+}
+
+/** The queries a search by name reads: `exactCase` first when it splits its order by case (Matcher.byCase). */
+export function nameQueries(args: SymbolSearchArgs): { query: string; exactCase?: string } {
+  const m = nameMatcher(args, parseName(args.name ?? '', args.regex ?? false), parseKinds(args.kinds));
+  return { query: m.query, ...(m.byCase ? { exactCase: m.byCase.head.query } : {}) };
 }
 
 /** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
@@ -427,9 +438,34 @@ interface Matcher {
   firstWindow?: number;
   /** The later copies of a definition in duplicated files rank after the first (prominence.ts, step 5). */
   twins?: boolean;
+  /**
+   * A bare name in any case, read in two parts: `head`, the name in its own case (tier 0) from
+   * a case-sensitive query, which Zoekt evaluates over a fraction of the files (exactCaseQuery);
+   * then `tail`, the other tiers from the query itself, read only when a page reaches past the
+   * head. Tier 0 is ordered by its scores in the head's query, the rest by theirs in `query`.
+   * When the head is more than the last fixed window holds, the whole order is `query`'s alone.
+   */
+  byCase?: { head: Matcher; tail: Matcher };
 }
 
+/** A bare name in any case splits its order by case (Matcher.byCase); other searches by name do not. */
 function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
+  const all = oneQueryMatcher(args, pattern, kinds);
+  if (args.regex || args.case_sensitive || pattern.glob || pattern.parent || pattern.substring) return all;
+  const head: Matcher = { ...oneQueryMatcher({ ...args, case_sensitive: true }, pattern, kinds), query: exactCaseQuery(args, pattern) };
+  const tail: Matcher = {
+    ...all,
+    memoKey: `${all.memoKey}\u0000other cases`,
+    firstTier: 1,
+    rank(symbol, scope, fileScore) {
+      const r = all.rank(symbol, scope, fileScore);
+      return r && r.tier > 0 ? r : undefined;
+    },
+  };
+  return { ...all, byCase: { head, tail } };
+}
+
+function oneQueryMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
   const caseSensitive = args.case_sensitive ?? false;
   return {
     query: buildSymbolQuery(args, pattern),
@@ -577,16 +613,28 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const related = vocabulary ? relatedWords(words, (w) => relatedTo(vocabulary, w), MAX_RELATED) : new Map<string, string[]>();
   let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, kinds);
   let fellBack = false;
+  let otherCasesUnread = false;
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
-  const rankWindow = async (m: Matcher, offset: number): Promise<Ranking> => {
+  /**
+   * `need`: the symbols up to the page's end and one more (is there a next page?); a first page
+   * reads for the second too, so that it comes from the window cache by the same requests.
+   */
+  const rankWindow = async (m: Matcher, offset: number, need = offset + limit + 1 + (offset === 0 ? limit : 0)): Promise<Ranking> => {
     const fresh = offset === 0;
+    if (m.byCase) {
+      const { head, tail } = m.byCase;
+      const w = await searcher.window({ query: head.query, size: FILE_WINDOWS[FILE_WINDOWS.length - 1]!, signal, fresh });
+      if (w.exhausted && !w.stats.stopped) {
+        const first = derived(w, `symbols\u0000${head.memoKey}`, () => rankFiles(head, w.files));
+        if (first.length >= need) return { ranked: first, exact: first.length, complete: false, partial: undefined, hadCandidates: true, otherCasesUnread: true };
+        const rest = await rankWindow(tail, offset, need - first.length);
+        return { ...rest, ranked: [...first, ...rest.ranked], exact: first.length + rest.exact, hadCandidates: first.length > 0 || rest.hadCandidates };
+      }
+    }
     let total: number | undefined;
     if (m.tiers) {
-      // The symbols up to the page's end and one more (is there a next page?); a first page
-      // reads for the second too, so that it comes from the window cache by the same requests.
-      const need = offset + limit + 1 + (offset === 0 ? limit : 0);
       // Deep in a walk (past page 2, which the first page's requests serve), where a plan would
       // read much of the files again for every page, the fixed windows read them all once, and
       // the window cache serves the pages after it.
@@ -642,6 +690,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         }
       }
       ranked = ranking.ranked;
+      otherCasesUnread = ranking.otherCasesUnread ?? false;
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranking.exact > offset + limit,
@@ -669,9 +718,12 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     complete: page.complete,
   };
   const fallbackHint = fellBack ? `No symbol is named exactly '${pattern!.member}'; these are the symbols whose names contain it (any case).` : undefined;
+  const caseHint = otherCasesUnread
+    ? `The counts are of definitions spelled exactly '${pattern!.member}'; those in another case come after them, on later pages, and are not counted yet.`
+    : undefined;
   const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => {
     const paging = pagingOutput(page);
-    const hint = [fallbackHint, paging.hint].filter(Boolean).join(' ');
+    const hint = [fallbackHint, caseHint, paging.hint].filter(Boolean).join(' ');
     return {
       zoekt_query: searcher.confine(matcher.query),
       symbols: page.items.slice(0, s.results).map((sym) => ({
@@ -699,6 +751,8 @@ interface Ranking {
   complete: boolean;
   partial: PartialNote | undefined;
   hadCandidates: boolean;
+  /** The name in its own case filled the page; its other spellings were not read (Matcher.byCase). */
+  otherCasesUnread?: boolean;
 }
 
 /** Siblings named per result, at most. */

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReferenceOutput } from '../../src/search/references.js';
 import { buildSymbolQuery, parseName } from '../../src/search/definitions/by-name.js';
 import { symbolsOf, type SymbolResult } from '../../src/search/definitions/symbol.js';
-import { rankByName, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
+import { nameQueries, rankByName, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
 import * as q from '../../src/zoekt/query.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
 import type { FileHit } from '../../src/zoekt/wire.js';
@@ -69,12 +69,20 @@ const candidates = (sent: Sent[]) => sent.filter((s) => s.contextLines === 0 && 
 const bytesOf = (sent: Sent[]) => sent.reduce((n, s) => n + s.bytes, 0);
 const key = (s: SymbolResult) => `${s.repo}/${s.path}:${s.line}:${s.column}:${s.name}`;
 
-/** Every symbol of the search in order: every candidate file in one request, ranked whole. */
+/**
+ * Every symbol of the search in order: every candidate file in one request, ranked whole (and,
+ * for a bare name in any case, every file with the name in its own case in another).
+ */
 async function expectedOrder(zoekt: ZoektClient, args: SymbolSearchArgs): Promise<SymbolResult[]> {
-  const all = await zoekt.search({ query: buildSymbolQuery(args, parseName(args.name!, args.regex ?? false)), maxDocs: 10_000 });
-  expect(all.truncated).toBe(false);
-  expect(all.stats.stopped).toBeUndefined();
-  return rankByName(args, all.files);
+  const every = async (query: string) => {
+    const found = await zoekt.search({ query, maxDocs: 10_000 });
+    expect(found.truncated).toBe(false);
+    expect(found.stats.stopped).toBeUndefined();
+    return found.files;
+  };
+  const { exactCase } = nameQueries(args);
+  expect(buildSymbolQuery(args, parseName(args.name!, args.regex ?? false))).toBe(nameQueries(args).query);
+  return rankByName(args, await every(nameQueries(args).query), exactCase === undefined ? undefined : await every(exactCase));
 }
 
 async function walk(mcp: Connected, args: SymbolSearchArgs): Promise<{ symbols: SymbolResult[]; pages: SymbolSearchOutput[] }> {
@@ -140,9 +148,24 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
     expect(pages.at(-1)!.stats).toMatchObject({ symbols: expected.length, complete: true });
   });
 
+  // The exact spelling is read with case:yes, where Zoekt matches file: patterns in the pattern's
+  // case unless told otherwise: paths given in another case must still find the same files.
+  it('a bare name with path filters in another case: every definition of every spelling, the exact one first', async () => {
+    const args: SymbolSearchArgs = { name: 'String', paths: ['NET/', 'Strings/'], exclude_paths: ['*_TEST.GO', 'net/HTTP/'], limit: 10 };
+    const { symbols } = await walk(mcp, args);
+    const all = await zoekt.search({ query: `case:no sym:"^String$" file:"(?:^|/)net/" -file:"(?:^|/)net/http/" -file:"_test\\.go$" -file:"(?:^|/)vendor/"`, maxDocs: 5000 });
+    const strings = await zoekt.search({ query: `case:no sym:"^String$" file:"(?:^|/)strings/"`, maxDocs: 5000 });
+    const expected = [...all.files, ...strings.files].flatMap(symbolsOf).map(({ symbol }) => key(symbol));
+    expect(expected.length).toBeGreaterThan(args.limit!);
+    expect(symbols.map(key).sort()).toEqual([...new Set(expected)].sort());
+    const firstOther = symbols.findIndex((s) => s.name !== 'String');
+    expect(symbols.slice(firstOther < 0 ? symbols.length : firstOther).every((s) => s.name !== 'String')).toBe(true);
+  });
+
   // An exact name: Zoekt's time for a sym: regex is that of evaluating every candidate file,
   // whatever the window, so the plan reads every definition in one request rather than fewer
-  // files in several. A glob's order is Zoekt's score: the page's own files decide it.
+  // files in several, and in its own case first (fewer candidates). A glob's order is Zoekt's
+  // score: the page's own files decide it.
   it.each([['String'], ['Close'], ['Read'], ['Error'], ['New*'], ['get*'], ['init']])('%s: a first page evaluates the name once, and a glob reads a fraction of the fixed window', async (name) => {
     const args: SymbolSearchArgs = { name };
     proxy.sent.length = 0;
@@ -175,8 +198,14 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
       expect(read).toBeLessThanOrEqual(10 * pageBytes);
       expect(read * 8).toBeLessThan(fixed);
     } else {
-      expect(overIndex).toHaveLength(1);
-      // The same files as the fixed window's first request, give or take the digits of a duration.
+      // The name in its own case fills the page: one request for it, none in any case.
+      const { exactCase } = nameQueries(args);
+      expect(exactCase).toBeDefined();
+      expect(overIndex).toHaveLength(0);
+      expect(planned.filter((s) => s.query.startsWith(exactCase!))).toHaveLength(1);
+      expect(page.hint).toContain(`spelled exactly '${name}'`);
+      expect(page.stats.complete).toBe(false);
+      // At most the files of the fixed window's first request, give or take the digits of a duration.
       expect(read).toBeLessThanOrEqual(fixed * 1.01);
     }
   });

@@ -12,11 +12,17 @@ export interface SharedFilters extends LanguageFilters {
   exclude_paths?: string[] | undefined;
 }
 
-export function filterParts(f: SharedFilters): q.QueryPart[] {
+/**
+ * `foldPaths`: path patterns match in any case even inside a `case:yes` query. Zoekt's `case:`
+ * holds for the whole query, and a file name regex keeps RE2's `(?i:…)`; repo:, lang: and
+ * branch: match the same in either case mode, so nothing else changes.
+ */
+export function filterParts(f: SharedFilters, foldPaths = false): q.QueryPart[] {
   const parts: q.QueryPart[] = [];
+  const path = (glob: string) => q.file(foldPaths ? q.anyCase(pathGlobToRegex(glob)) : pathGlobToRegex(glob));
   if (f.repos?.length) parts.push(q.or(...f.repos.map((g) => q.repo(repoGlobToRegex(g)))));
-  if (f.paths?.length) parts.push(q.or(...f.paths.map((g) => q.file(pathGlobToRegex(g)))));
-  for (const g of f.exclude_paths ?? []) parts.push(q.not(q.file(pathGlobToRegex(g))));
+  if (f.paths?.length) parts.push(q.or(...f.paths.map(path)));
+  for (const g of f.exclude_paths ?? []) parts.push(q.not(path(g)));
   parts.push(...languageParts(f));
   return parts;
 }
@@ -24,9 +30,10 @@ export function filterParts(f: SharedFilters): q.QueryPart[] {
 /** Directories of third-party code copied into a repository. */
 const VENDORED_DIRS = ['vendor', 'vendors', 'node_modules', 'third_party', 'third-party', 'thirdparty', 'bower_components', 'jspm_packages', 'Godeps', '.yarn'];
 
-/** Paths inside vendored directories, at any depth. */
-export function vendoredPart(): q.QueryPart {
-  return q.file(`(?:^|/)(?:${VENDORED_DIRS.map(q.escapeRegex).join('|')})/`);
+/** Paths inside vendored directories, at any depth (`foldPaths`: in any case, as filterParts). */
+export function vendoredPart(foldPaths = false): q.QueryPart {
+  const re = `(?:^|/)(?:${VENDORED_DIRS.map(q.escapeRegex).join('|')})/`;
+  return q.file(foldPaths ? q.anyCase(re) : re);
 }
 
 /** A short description of the active filters, for zero-result hints. */
