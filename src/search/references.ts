@@ -168,7 +168,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
   // Definitions are listed by path and line, not by score.
-  const definitionsQuery = buildSymbolQuery({ ...filters, case_sensitive: true, include_vendored: true }, pattern, true);
+  const definitionsQuery = buildSymbolQuery({ ...filters, case_sensitive: true, include_vendored: true }, pattern);
   const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
   let definitionSymbols: SymbolResult[] = [];

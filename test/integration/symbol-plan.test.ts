@@ -6,7 +6,8 @@
  *     fetched with one plain request, ranked with rankByName, the order the fixed windows gave);
  *   - a first page of an exact name evaluates the name once; of a glob, it reads a fraction of
  *     the bytes the fixed window read (the ratio, not a time);
- *   - find_references reads a member's definitions, all of them, without every mention of its type.
+ *   - find_references and search_symbols read a member's definitions, all of them, without every
+ *     mention of its type.
  * Then, on a corpus written for it, paths that differ only in case and a path with another version
  * on a second branch: files left out by name that were not read must not be lost.
  */
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReferenceOutput } from '../../src/search/references.js';
-import { buildSymbolQuery, parseName } from '../../src/search/definitions/by-name.js';
+import { buildSymbolQuery, parseName, wordRegex } from '../../src/search/definitions/by-name.js';
 import { symbolsOf, type SymbolResult } from '../../src/search/definitions/symbol.js';
 import { nameQueries, rankByName, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
 import * as q from '../../src/zoekt/query.js';
@@ -162,6 +163,22 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
     expect(symbols.slice(firstOther < 0 ? symbols.length : firstOther).every((s) => s.name !== 'String')).toBe(true);
   });
 
+  // A qualified name is the member's name, its type checked in the ranking: a scored mention of
+  // the type in the query would make Zoekt send every mention as a match and drop a definition
+  // tagged inside one (`func (b *Reader) Read(` is tagged at the first "Read").
+  it.each([['Reader.Read'], ['Writer.Write']])('%s: every definition of the member in a type of that name, from the name alone', async (name) => {
+    const [parent, member] = name.split('.') as [string, string];
+    const { symbols } = await walk(mcp, { name, limit: 100 });
+    const all = await zoekt.search({ query: `case:no sym:"^${member}$" -file:"(?:^|/)vendor/"`, maxDocs: 5000 });
+    expect(all.truncated).toBe(false);
+    const expected = all.files
+      .flatMap(symbolsOf)
+      .filter(({ symbol: s, scope }) => s.name.toLowerCase() === member.toLowerCase() && scope.split(/::|\.|#|\//).filter(Boolean).at(-1)?.toLowerCase() === parent.toLowerCase())
+      .map(({ symbol: s }) => key(s));
+    expect(expected.length).toBeGreaterThan(5);
+    expect(symbols.map(key).sort()).toEqual(expected.sort());
+  });
+
   // An exact name: Zoekt's time for a sym: regex is that of evaluating every candidate file,
   // whatever the window, so the plan reads every definition in one request rather than fewer
   // files in several, and in its own case first (fewer candidates). A glob's order is Zoekt's
@@ -239,7 +256,7 @@ describe("find_references' definitions of a member over Go's source tree", { tim
     // Before, the type's name was a scored term: Zoekt sent every mention of it as a match, and
     // dropped a symbol's match where the tag points inside such a mention (`func (b *Reader)
     // Read(` tagged at the first "Read"), so those definitions were missing.
-    const scored = buildSymbolQuery({ case_sensitive: true, include_vendored: true }, parseName(symbol, false));
+    const scored = `${buildSymbolQuery({ case_sensitive: true, include_vendored: true }, parseName(symbol, false))} ${q.render(q.regex(wordRegex(parent)))}`;
     const viaProxy = new ZoektClient({ url: proxy.url, timeoutMs: 60_000 });
     proxy.sent.length = 0;
     const before = await viaProxy.search({ query: scored, maxDocs: 500 });
