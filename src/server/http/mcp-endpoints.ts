@@ -1,7 +1,7 @@
 /**
  * The MCP endpoints. POST /mcp is Streamable HTTP, stateless: 2026-07-28 requests (and whatever
- * the SDK must refuse) go to the SDK's handler, 2025 ones to the JSON answers of legacy-post.ts
- * (why: see there), so any replica serves any request. GET /sse and POST /messages are the legacy
+ * the SDK must refuse) go to the SDK's handler but for plain tool calls (modern-call.ts), 2025
+ * ones to the JSON answers of legacy-post.ts (why: see there), so any replica serves any request. GET /sse and POST /messages are the legacy
  * SSE transport, whose sessions live in this process.
  */
 import type { IncomingMessage } from 'node:http';
@@ -13,6 +13,7 @@ import { ARRIVED_HEADER, type ServerFactory, type ToolHost } from '../factory.js
 import { readBody, sendJson } from './io.js';
 import { checkJsonRpcBody, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
 import { acceptOk, legacyPostHandler } from './legacy-post.js';
+import { answerDirectCall, directCall } from './modern-call.js';
 import type { Route } from './routes.js';
 import type { SseSessions } from './sse.js';
 
@@ -26,6 +27,7 @@ export function mcpRoutes(runtime: ToolHost, factory: ServerFactory, sse: SseSes
   const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody> => checkJsonRpcBody(parseJsonRpcText(await readBody(req)), config.maxBatch);
   const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject', onerror: (err) => log.debug('mcp request refused', { reason: err.message }) }));
   const legacy = legacyPostHandler(runtime);
+  const tools = new Set(runtime.catalog.list.tools.map((t) => t.name));
 
   const streamable: Route = {
     methods: ['POST'],
@@ -50,6 +52,11 @@ export function mcpRoutes(runtime: ToolHost, factory: ServerFactory, sse: SseSes
       });
       if (route.kind === 'legacy') {
         await legacy(req, res, messages, batch, arrived);
+        return;
+      }
+      const call = directCall(route, req, tools);
+      if (call) {
+        await answerDirectCall(runtime, call, res, arrived);
         return;
       }
       req.headers[ARRIVED_HEADER] = String(arrived);
