@@ -7,7 +7,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const FIXTURES = join(ROOT, 'test/fixtures');
@@ -47,7 +47,7 @@ export function indexerFingerprint(): string {
   const hash = createHash('sha256');
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
-  for (const file of [...files(join(ROOT, 'src/extractor')).sort(), INDEX_COMMAND, join(ROOT, 'zoekt-config/scip-ctags')]) hash.update(file).update(readFileSync(file));
+  for (const file of [...files(join(ROOT, 'src/extractor')).sort(), INDEX_COMMAND, join(ROOT, 'zoekt-config/scip-ctags')]) hash.update(relative(ROOT, file)).update(readFileSync(file));
   for (const pkg of readdirSync(join(ROOT, 'node_modules')).filter((n) => n.startsWith('tree-sitter-') || n === 'web-tree-sitter').sort()) {
     hash.update(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json')));
   }
