@@ -1,8 +1,9 @@
 /**
  * The MCP endpoints. POST /mcp is Streamable HTTP, stateless: 2026-07-28 requests (and whatever
  * the SDK must refuse) go to the SDK's handler but for plain tool calls (modern-call.ts), 2025
- * ones to the JSON answers of legacy-post.ts (why: see there), so any replica serves any request. GET /sse and POST /messages are the legacy
- * SSE transport, whose sessions live in this process.
+ * ones to the JSON answers of legacy-post.ts (why: see there), so any replica serves any
+ * request. GET /sse and POST /messages are the legacy SSE transport, whose sessions live in this
+ * process.
  */
 import type { IncomingMessage } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';

@@ -22,7 +22,7 @@ import {
 import { SERVER_INFO, type ToolHost } from '../factory.js';
 
 /** The revision this path answers; the SDK serves every other. */
-export const MODERN_REVISION = '2026-07-28';
+const MODERN_REVISION = '2026-07-28';
 
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY, TRACEPARENT_META_KEY]);
 const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
