@@ -628,7 +628,9 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       const w = await searcher.window({ query: head.query, size: FILE_WINDOWS[FILE_WINDOWS.length - 1]!, signal, fresh });
       if (w.exhausted && !w.stats.stopped) {
         const first = derived(w, `symbols\u0000${head.memoKey}`, () => rankFiles(head, w.files));
-        if (first.length >= need) return { ranked: first, exact: first.length, complete: false, partial: undefined, hadCandidates: true, otherCasesUnread: true };
+        // The page and one more symbol within the head: the other spellings are not read just
+        // to serve the next page from the cache (that page reads them if it reaches past the head).
+        if (first.length > offset + limit) return { ranked: first, exact: first.length, complete: false, partial: undefined, hadCandidates: true, otherCasesUnread: true };
         const rest = await rankWindow(tail, offset, need - first.length);
         return { ...rest, ranked: [...first, ...rest.ranked], exact: first.length + rest.exact, hadCandidates: first.length > 0 || rest.hadCandidates };
       }
