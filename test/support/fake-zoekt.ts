@@ -39,6 +39,8 @@ function chunkOf(line: number, fileName: boolean): Chunk {
   return { startLine: line, lines: [`match ${line}`], ranges: [{ line, column: 1, endLine: line, endColumn: 6 }], matchLines: [line], fileName, score: 0 };
 }
 
+const MAX_REQUESTS = 10_000;
+
 export class FakeZoekt {
   readonly requests: FakeRequest[] = [];
   readonly several = false;
@@ -63,6 +65,8 @@ export class FakeZoekt {
   }
 
   async search(req: SearchRequest & { repos?: readonly string[] }): Promise<SearchResult> {
+    // The fake answers at once, so an engine that asks forever never lets a test's timer fire: fail instead.
+    if (this.requests.length >= MAX_REQUESTS) throw new Error(`the engine sent more than ${MAX_REQUESTS} searches: it is going round in circles`);
     const excluded = new Set([...req.query.matchAll(EXCLUDED)].map((m) => `${unquote(m[1]!)}\u0000${unquote(m[2]!)}`));
     const rest = req.query.replace(EXCLUDED, '');
     const only = new Set([...rest.matchAll(FILE_TOKEN)].map((m) => unquote(m[1]!)));

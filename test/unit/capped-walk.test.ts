@@ -162,3 +162,22 @@ describe('the path-ordered part of a walk', () => {
     }
   });
 });
+
+describe('walks within a repository scope', () => {
+  it('give every file of the scope once and none outside it, from a Zoekt that ignored the scope in the query', async () => {
+    const files = corpus(9, 90);
+    const zoekt = new FakeZoekt(files, seeded(9));
+    const scope = new RepoScope(['github.com/acme/a']);
+    const searcher = new Searcher(zoekt.asFleet(), new WindowCache(), scope, { rankedFiles: 20, walkFiles: 20_000 }, SECRET);
+    const walked = (await walk(() => searcher, 10)).flatMap((p) => p.files);
+    const inside = files.filter((f) => f.repo === 'github.com/acme/a').map(id);
+    // The fake answers every repository: the searcher's own check is what keeps the others out.
+    expect(inside.length).toBeLessThan(files.length);
+    expect(walked.filter((f) => !inside.includes(f))).toEqual([]);
+    expect(new Set(walked).size).toBe(walked.length);
+    expect([...walked].sort()).toEqual([...inside].sort());
+    // And every query carries the scope to Zoekt, the first lock.
+    const constraint = scope.confine('');
+    for (const r of zoekt.requests) expect(r.query.endsWith(constraint), r.query).toBe(true);
+  });
+});

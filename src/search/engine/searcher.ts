@@ -167,11 +167,12 @@ export class Searcher {
     if (req.shardMatches && first.stats.stopped?.cause === 'match_limit' && first.stats.fileCount < (req.sampledFloor ?? 0)) return first;
     let held: FileHit[] = resumed ? start!.files.slice(0, start!.held) : [];
     let rest = resumed ? start!.files.slice(start!.held) : first.files;
-    let dropped: FileHit[] = resumed ? (start!.dropped ?? []) : [];
+    let dropped: FileHit[] = first.dropped ?? [];
     let cut = first.cutAt;
     let exhausted = first.exhausted;
     let stopped = first.stats.stopped;
     const began = Date.now();
+    let asked = -1;
     while (cut !== undefined) {
       const at = cut;
       const above = rest.filter((f) => f.score > at);
@@ -180,11 +181,15 @@ export class Searcher {
       // Whole files go in; a cut file only when it began its round (then it has at least `cap` matches).
       const whole = rest.filter((f) => !f.matchesCut);
       held = [...held, ...(above.length ? above : whole.length ? whole : rest)];
-      const excluded = [...held, ...dropped].map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
+      const leftOut = [...held, ...dropped];
+      // The same files left out would ask Zoekt the same question again: no round goes further.
+      if (leftOut.length === asked) break;
+      asked = leftOut.length;
+      const excluded = leftOut.map((f) => q.render(q.not(q.and(q.repo(`^${q.escapeRegex(f.repo)}$`), q.file(`^${q.escapeRegex(f.path)}$`)))));
       // Appended, not grouped with the query: a top-level case: or type: must stay top-level.
       const next = await this.fetchWindow(req, `${req.query} ${excluded.join(' ')}`, Math.max(req.size, need, held.length + 1) - held.length, cap);
       // Ranked above the cut, so never evaluated by the first round (Zoekt stopped early): left out.
-      dropped = [...dropped, ...next.files.filter((f) => f.score > at)];
+      dropped = [...dropped, ...(next.dropped ?? []), ...next.files.filter((f) => f.score > at)];
       rest = next.files.filter((f) => f.score <= at);
       exhausted = next.exhausted;
       stopped ??= next.stats.stopped;
@@ -215,14 +220,17 @@ export class Searcher {
       ...(req.repos ? { repos: req.repos } : {}),
       ...(await this.scopeIds(req.signal)),
     });
-    // The query already confines the search; this is the second lock.
+    // The query already confines the search; this is the second lock. What it catches is left
+    // out of the rounds of a capped window too, which would otherwise ask for it again and again.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
+    const foreign = files.length < result.files.length ? result.files.filter((f) => !this.scope.allows(f.repo)) : [];
     // Cut to fewer files to fit the memory bound, a larger window would be cut the same way: no
     // later page can be had, and the partial note says how to narrow instead.
     const stopped = result.stats.stopped;
     const capped = stopped?.cause === 'too_large' && stopped.maxDocs !== undefined;
     const window: Window = { files, size, exhausted: !result.truncated || capped, stats: result.stats };
     if (result.cutAt !== undefined) window.cutAt = result.cutAt;
+    if (foreign.length) window.dropped = foreign;
     return window;
   }
 

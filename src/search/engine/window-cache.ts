@@ -23,7 +23,10 @@ export interface Window {
   cutAt?: number;
   /** Under a match cap: how many of its first files are held in their final places (Searcher.cappedWindow). */
   held?: number;
-  /** Under a match cap: files a later round met above the cut, which the order leaves out. */
+  /**
+   * Files the order leaves out: under a match cap, those a later round met above the cut; and
+   * any outside the scope that Zoekt sent all the same. Later rounds exclude them by name.
+   */
   dropped?: FileHit[];
   stats: SearchStatsOut;
 }
