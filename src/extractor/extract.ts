@@ -13,6 +13,7 @@ import { componentCode, COMPONENTS } from './components.js';
 import { grammar, type Grammar, type GrammarId, type SourceId } from './languages.js';
 import { extractC } from './lang/c.js';
 import { goFunctionBodies } from './lang/go-bodies.js';
+import { pythonSkeleton } from './lang/python-bodies.js';
 import { tagRules } from './rules.js';
 import { TagSink, type Tag } from './tags.js';
 
@@ -32,6 +33,12 @@ interface Walker {
    * definition, so the parser is told to skip them (see `extract`).
    */
   bodies?: (source: string) => [number, number][];
+  /**
+   * The file with the function bodies that hold no definition emptied (their lines kept, so
+   * every tag's line is the file's), found without parsing it; undefined when there are none
+   * (see `extract`).
+   */
+  skeleton?: (source: string) => string | undefined;
 }
 
 /** In TypeScript and JavaScript as people format it, top-level statements start at column 0. */
@@ -41,7 +48,7 @@ const WALKERS: Record<GrammarId, Walker> = {
   typescript: { rules: 'typescript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
   tsx: { rules: 'typescript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
   javascript: { rules: 'javascript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
-  python: { rules: 'python', separator: '.' },
+  python: { rules: 'python', separator: '.', skeleton: pythonSkeleton },
   go: { rules: 'go', separator: '.', bodies: goFunctionBodies },
   rust: { rules: 'rust', separator: '::' },
   java: { rules: 'java', separator: '.' },
@@ -87,6 +94,8 @@ type Lines = [number, number][];
 
 /** The parse outlived its time: the parser was reset and can go on with other files. */
 export class ParseTimeout extends Error {}
+
+const strip = ({ tags, errorLines }: Extraction): Extraction => ({ tags, errorLines });
 
 const within = (line: number, ranges: Lines) => ranges.some(([from, to]) => line >= from && line <= to);
 
@@ -140,7 +149,7 @@ const CONTAINERS = new Set([
 ]);
 
 /** Parses `text` and walks it; the tags and the line ranges of ERROR nodes that may hide definitions, `lineOffset` lines down. */
-function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number, includedRanges?: Range[]): Extraction {
+function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number, includedRanges?: Range[]): Extraction & { clean: boolean } {
   const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline, ...(includedRanges ? { includedRanges } : {}) });
   if (!tree) {
     parser.reset();
@@ -157,7 +166,7 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
       errors = tagRules(walker.rules!, parser.language!).run(root, sink);
     }
     const errorLines: Lines = errors.filter(mayHideDefinitions).map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]);
-    return { tags: sink.tags, errorLines };
+    return { tags: sink.tags, errorLines, clean: !root.hasError };
   } finally {
     tree.delete();
   }
@@ -166,7 +175,8 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
 /**
  * Parses `source` and returns its definitions; throws when the parse outlives `timeoutMs`.
  *
- * A language that can find its function bodies without parsing (Go) has them skipped.
+ * A language that can find its function bodies without parsing has them skipped (Go) or blanked
+ * (Python, where only the bodies that define nothing are).
  *
  * A grammar that stumbles on a construct it does not know can lose the rest of the file with it
  * (tree-sitter-typescript on variance annotations, some call signatures). Where the whole parse
@@ -188,9 +198,15 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
   if (holes.length) {
     // Without the bodies; a file this reading got wrong does not parse cleanly, and is parsed whole.
     const skeleton = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs, rangesAround(source, holes));
-    if (!skeleton.errorLines.length) return skeleton;
+    if (!skeleton.errorLines.length) return strip(skeleton);
   }
-  const whole = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs);
+  const blanked = walker.skeleton?.(source);
+  if (blanked !== undefined) {
+    // Any error at all, and the blanking is not trusted: the file is parsed whole.
+    const skeleton = parseAndWalk(parser, walker, blanked, 0, deadline, timeoutMs);
+    if (skeleton.clean) return strip(skeleton);
+  }
+  const whole = strip(parseAndWalk(parser, walker, source, 0, deadline, timeoutMs));
   if (!whole.errorLines.length || !walker.topLevel) return whole;
   const lines = source.split('\n');
   const starts = [0, ...lines.flatMap((l, i) => (i > 0 && walker.topLevel!.test(l) ? [i] : []))];
