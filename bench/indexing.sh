@@ -1,20 +1,36 @@
 #!/usr/bin/env bash
 # Indexing with the symbol extractor against Universal Ctags alone, in one run: Go's source tree
-# ($(go env GOROOT)/src) and a TypeScript tree (the sources of the `effect` package, 572 files,
-# 22 MB). Each tree is indexed with zoekt-index, BENCH_ROUNDS times each way (default 3, the two
-# ways alternating), into fresh folders; prints the median wall and CPU times, the index size and
-# the symbols, and the ratios. Asserts nothing.
+# ($(go env GOROOT)/src), a TypeScript tree (the sources of the `effect` package, 572 files,
+# 22 MB) and CPython's standard library (the Python 3 found on PATH, without site-packages).
+# Each tree is indexed with zoekt-index, BENCH_ROUNDS times each way (default 3, the ways
+# alternating), into fresh folders; prints the median wall and CPU times, the index size and the
+# symbols, and the ratios. With BEFORE_REV, that commit's extractor, built in a worktree, is a
+# third way. Asserts nothing.
 #   bash bench/indexing.sh
-#   BENCH_ROUNDS=5 bash bench/indexing.sh
+#   BENCH_ROUNDS=5 BEFORE_REV=c62de42^ bash bench/indexing.sh
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 rounds=${BENCH_ROUNDS:-3}
-trees=("go:$(go env GOROOT)/src" "typescript:$root/node_modules/effect/src")
+python_lib=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+trees=("go:$(go env GOROOT)/src" "typescript:$root/node_modules/effect/src" "python:$python_lib")
+ways=(ctags extractor)
 
-# index_with WAY TREE OUT: indexes TREE into a fresh OUT with WAY (extractor or ctags) and prints
-# "wall_ms cpu_ms" (CPU of the indexer and every process it started, the parsers included).
+before_tree=""
+if [ -n "${BEFORE_REV:-}" ]; then
+  before_tree="$work/before"
+  echo "bench: building $BEFORE_REV in $before_tree" >&2
+  git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
+  trap 'git -C "$root" worktree remove --force "$before_tree" >/dev/null 2>&1 || true; cleanup' EXIT
+  ln -s "$root/node_modules" "$before_tree/node_modules"
+  (cd "$before_tree" && node_modules/.bin/tsc -p tsconfig.build.json && node scripts/bundle.mjs) >&2
+  ways+=(before)
+fi
+
+# index_with WAY TREE OUT: indexes TREE into a fresh OUT with WAY (ctags, extractor, or before:
+# BEFORE_REV's extractor) and prints "wall_ms cpu_ms" (CPU of the indexer and every process it
+# started, the parsers included). Site-packages is not the standard library.
 index_with() {
   local way=$1 tree=$2 out=$3 started cpu_before cpu_after
   rm -rf "$out" && mkdir -p "$out"
@@ -22,9 +38,11 @@ index_with() {
   times >"$work/times"
   cpu_before=$(children_cpu_ms <"$work/times")
   if [ "$way" = extractor ]; then
-    "$root/zoekt-config/index" dir -require_ctags -index "$out" "$tree" 2>>"$work/index.log" >&2
+    "$root/zoekt-config/index" dir -require_ctags -ignore_dirs .git,site-packages -index "$out" "$tree" 2>>"$work/index.log" >&2
+  elif [ "$way" = before ]; then
+    "$before_tree/zoekt-config/index" dir -require_ctags -ignore_dirs .git,site-packages -index "$out" "$tree" 2>>"$work/index.log" >&2
   else
-    CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -index "$out" "$tree" 2>>"$work/index.log" >&2
+    CTAGS_COMMAND="$root/zoekt-config/universal-ctags" "$bin/zoekt-index" -require_ctags -ignore_dirs .git,site-packages -index "$out" "$tree" 2>>"$work/index.log" >&2
   fi
   times >"$work/times"
   cpu_after=$(children_cpu_ms <"$work/times")
@@ -46,14 +64,14 @@ for entry in "${trees[@]}"; do
   tree=${entry#*:}
   declare -A wall=() cpu=()
   for round in $(seq 1 "$rounds"); do
-    for way in ctags extractor; do
+    for way in "${ways[@]}"; do
       read -r w c < <(index_with "$way" "$tree" "$work/$name-$way")
       wall[$way]+="$w "
       cpu[$way]+="$c "
       echo "bench: $name $way round $round: ${w} ms wall, ${c} ms CPU" >&2
     done
   done
-  for way in ctags extractor; do
+  for way in "${ways[@]}"; do
     w=$(tr ' ' '\n' <<<"${wall[$way]}" | grep . | median)
     c=$(tr ' ' '\n' <<<"${cpu[$way]}" | grep . | median)
     size=$(du -sb "$work/$name-$way" | cut -f1)
@@ -64,5 +82,10 @@ for entry in "${trees[@]}"; do
   # shellcheck disable=SC2154 # set by the eval above
   awk -v name="$name" -v w1="$ctags_wall" -v w2="$extractor_wall" -v c1="$ctags_cpu" -v c2="$extractor_cpu" -v s1="$ctags_size" -v s2="$extractor_size" \
     'BEGIN { printf "%-11s extractor / ctags: wall %.2fx, CPU %.2fx, index size %.3fx\n", name, w2 / w1, c2 / c1, s2 / s1 }'
+  if [ -n "$before_tree" ]; then
+    # shellcheck disable=SC2154 # set by the eval above
+    awk -v name="$name" -v w1="$before_wall" -v w2="$extractor_wall" -v c1="$before_cpu" -v c2="$extractor_cpu" -v s1="$before_size" -v s2="$extractor_size" \
+      'BEGIN { printf "%-11s extractor / before: wall %.2fx, CPU %.2fx, index size %.3fx\n", name, w2 / w1, c2 / c1, s2 / s1 }'
+  fi
   unset wall cpu
 done
