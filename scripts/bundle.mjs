@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 const root = join(import.meta.dirname, '..');
 
@@ -84,5 +85,8 @@ const { GRAMMARS } = await import(join(root, 'dist/extractor/languages.js'));
 const require = createRequire(import.meta.url);
 mkdirSync(join(root, 'dist/grammars'), { recursive: true });
 for (const g of GRAMMARS) {
-  copyFileSync(join(dirname(require.resolve(`${g.package}/package.json`)), g.wasm), join(root, 'dist/grammars', g.wasm));
+  const to = join(root, 'dist/grammars', g.wasm);
+  // A grammar without a package is built from sources (scripts/build-grammar.sh) and kept gzipped.
+  if (g.package) copyFileSync(join(dirname(require.resolve(`${g.package}/package.json`)), g.wasm), to);
+  else writeFileSync(to, gunzipSync(readFileSync(join(root, 'src/extractor/grammars', `${g.wasm}.gz`))));
 }

@@ -5,6 +5,7 @@
  * lines it gave up on are reported, so that Universal Ctags' tags can fill them in.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,8 @@ interface Walker {
 
 /** In TypeScript and JavaScript as people format it, top-level statements start at column 0. */
 const SCRIPT_TOP_LEVEL = /^(?:\/\*\*|@[A-Za-z_$]|(?:export|import|function|async|class|abstract|interface|type|enum|declare|namespace|module|const|let|var)\b)/;
+/** The same in Swift; `#if` starts a part too (the grammar stumbles on macros such as `#require`). */
+const SWIFT_TOP_LEVEL = /^(?:\/\/\/|@[A-Za-z_]|#if\b|(?:public|private|internal|fileprivate|open|package|final|nonisolated|indirect|import|func|class|struct|enum|protocol|extension|actor|typealias|let|var|macro|infix|prefix|postfix|precedencegroup)\b)/;
 
 const WALKERS: Record<GrammarId, Walker> = {
   typescript: { rules: 'typescript', separator: '.', topLevel: SCRIPT_TOP_LEVEL },
@@ -58,6 +61,7 @@ const WALKERS: Record<GrammarId, Walker> = {
   ruby: { rules: 'ruby', separator: '.' },
   php: { rules: 'php', separator: '::' },
   kotlin: { rules: 'kotlin', separator: '.' },
+  swift: { rules: 'swift', separator: '.', topLevel: SWIFT_TOP_LEVEL },
 };
 
 export interface Extraction {
@@ -67,13 +71,16 @@ export interface Extraction {
 }
 
 /**
- * Where a grammar's WebAssembly file is: copied next to the build (dist/grammars/, what the
- * package ships), else in the grammar's npm package (a checkout running from its sources).
+ * A grammar's WebAssembly: the copy next to the build (dist/grammars/, what the package ships),
+ * else, in a checkout running from its sources, the file of the grammar's npm package or the one
+ * built from its sources (src/extractor/grammars/, gzipped).
  */
-export function grammarFile(g: Grammar): string {
-  const built = join(dirname(fileURLToPath(import.meta.url)), '../grammars', g.wasm);
-  if (existsSync(built)) return built;
-  return join(dirname(createRequire(import.meta.url).resolve(`${g.package}/package.json`)), g.wasm);
+export function grammarBytes(g: Grammar): Uint8Array {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const copied = join(here, '../grammars', g.wasm);
+  if (existsSync(copied)) return readFileSync(copied);
+  if (g.package) return readFileSync(join(dirname(createRequire(import.meta.url).resolve(`${g.package}/package.json`)), g.wasm));
+  return gunzipSync(readFileSync(join(here, 'grammars', `${g.wasm}.gz`)));
 }
 
 let initialized: Promise<void> | undefined;
@@ -83,7 +90,7 @@ async function languageOf(g: Grammar): Promise<Language> {
   initialized ??= Parser.init();
   await initialized;
   let loading = languages.get(g.id);
-  if (!loading) languages.set(g.id, (loading = Language.load(readFileSync(grammarFile(g)))));
+  if (!loading) languages.set(g.id, (loading = Language.load(grammarBytes(g))));
   return loading;
 }
 
@@ -149,7 +156,7 @@ const CONTAINERS = new Set([
 ]);
 
 /** Parses `text` and walks it; the tags and the line ranges of ERROR nodes that may hide definitions, `lineOffset` lines down. */
-function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number, includedRanges?: Range[]): Extraction & { clean: boolean } {
+function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: number, deadline: number, timeoutMs: number, includedRanges?: Range[]): Extraction & { clean: boolean; errorRows: Lines } {
   const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline, ...(includedRanges ? { includedRanges } : {}) });
   if (!tree) {
     parser.reset();
@@ -165,8 +172,8 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
     } else {
       errors = tagRules(walker.rules!, parser.language!).run(root, sink);
     }
-    const errorLines: Lines = errors.filter(mayHideDefinitions).map((n) => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset]);
-    return { tags: sink.tags, errorLines, clean: !root.hasError };
+    const linesOf = (n: Node): [number, number] => [n.startPosition.row + 1 + lineOffset, n.endPosition.row + 1 + lineOffset];
+    return { tags: sink.tags, errorLines: errors.filter(mayHideDefinitions).map(linesOf), clean: !root.hasError, errorRows: errors.map(linesOf) };
   } finally {
     tree.delete();
   }
@@ -179,10 +186,12 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
  * (Python, where only the bodies that define nothing are).
  *
  * A grammar that stumbles on a construct it does not know can lose the rest of the file with it
- * (tree-sitter-typescript on variance annotations, some call signatures). Where the whole parse
- * has errors, each top-level statement it covers is parsed again on its own, so that the
- * mistake stays in the statement that has it; what is still in error is reported for Universal
- * Ctags to fill.
+ * (tree-sitter-typescript on variance annotations, some call signatures), or read what follows
+ * as part of it without another error (tree-sitter-swift on macros such as `#require`). Where
+ * the whole parse has errors, each top-level statement an error is in is parsed again on its
+ * own, and a name the two parses put under different parents is tagged as that parse tags it, so
+ * that the mistake stays in the statement that has it; what is still in error is reported for
+ * Universal Ctags to fill.
  */
 export async function extract(g: Grammar, source: string, timeoutMs: number): Promise<Extraction> {
   const language = await languageOf(g);
@@ -206,26 +215,37 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
     const skeleton = parseAndWalk(parser, walker, blanked, 0, deadline, timeoutMs);
     if (skeleton.clean) return strip(skeleton);
   }
-  const whole = strip(parseAndWalk(parser, walker, source, 0, deadline, timeoutMs));
-  if (!whole.errorLines.length || !walker.topLevel) return whole;
+  const whole = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs);
+  if (!whole.errorRows.length || !walker.topLevel) return strip(whole);
   const lines = source.split('\n');
   const starts = [0, ...lines.flatMap((l, i) => (i > 0 && walker.topLevel!.test(l) ? [i] : []))];
-  const have = new Set(whole.tags.map((t) => `${t.line}\0${t.name}`));
-  const tags = [...whole.tags];
+  const parts: Lines = [];
+  const fromParts: Tag[] = [];
   const errorLines: Lines = [];
   for (let k = 0; k < starts.length; k++) {
     const from = starts[k]!;
     const to = (starts[k + 1] ?? lines.length) - 1;
     // Only the statements the whole parse had errors in.
-    if (!whole.errorLines.some(([a, b]) => a - 1 <= to && b - 1 >= from)) continue;
+    if (!whole.errorRows.some(([a, b]) => a - 1 <= to && b - 1 >= from)) continue;
     const part = parseAndWalk(parser, walker, lines.slice(from, to + 1).join('\n'), from, deadline, timeoutMs);
-    for (const t of part.tags) {
-      if (!within(t.line, whole.errorLines) || have.has(`${t.line}\0${t.name}`)) continue;
-      have.add(`${t.line}\0${t.name}`);
-      tags.push(t);
-    }
+    parts.push([from + 1, to + 1]);
+    fromParts.push(...part.tags);
     errorLines.push(...part.errorLines);
   }
+  // A name both parses tag: an error carries the whole parse's nesting past its statement, so
+  // where they put it under different parents the statement's own parse is right; under the same
+  // parent, the whole parse, which read the statement in its file, is kept. What only the whole
+  // parse found still counts.
+  const wholeTags = new Map(whole.tags.filter((t) => within(t.line, parts)).map((t) => [`${t.line}\0${t.name}`, t]));
+  const tags = whole.tags.filter((t) => !within(t.line, parts));
+  for (const t of fromParts) {
+    const key = `${t.line}\0${t.name}`;
+    const w = wholeTags.get(key);
+    wholeTags.delete(key);
+    tags.push(w && w.scope === t.scope ? w : t);
+  }
+  tags.push(...wholeTags.values());
+  tags.sort((a, b) => a.line - b.line);
   return { tags, errorLines };
 }
 

@@ -7,14 +7,18 @@
  */
 import { COMPONENTS, type Component, type ComponentId } from './components.js';
 
-export type GrammarId = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'cpp' | 'csharp' | 'ruby' | 'php' | 'kotlin';
+export type GrammarId = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java' | 'c' | 'cpp' | 'csharp' | 'ruby' | 'php' | 'kotlin' | 'swift';
 
 export interface Grammar {
   id: GrammarId;
   /** The Linguist name Zoekt gives files of this language. */
   language: string;
-  /** The npm package that ships the grammar as WebAssembly, and the file in it. */
-  package: string;
+  /**
+   * The npm package that ships the grammar as WebAssembly, and the file in it; without a package,
+   * the file is built from a package's sources (scripts/build-grammar.sh) and kept gzipped in
+   * src/extractor/grammars/.
+   */
+  package?: string;
   wasm: string;
   /**
    * Zoekt's keys for these files in its language map (cmd/zoekt-git-index -language_map): the
@@ -48,6 +52,8 @@ export const GRAMMARS: readonly Grammar[] = [
   // The grammar that reads PHP inside HTML (tree-sitter-php_only.wasm reads PHP alone).
   { id: 'php', language: 'PHP', package: 'tree-sitter-php', wasm: 'tree-sitter-php.wasm', zoektKeys: ['php'], extensions: ['.php', '.phtml', '.php3', '.php4', '.php5', '.phps', '.phpt'] },
   { id: 'kotlin', language: 'Kotlin', package: '@tree-sitter-grammars/tree-sitter-kotlin', wasm: 'tree-sitter-kotlin.wasm', zoektKeys: ['kotlin'], extensions: ['.kt', '.kts', '.ktm'] },
+  // tree-sitter-swift's package ships native code only: built from its sources.
+  { id: 'swift', language: 'Swift', wasm: 'tree-sitter-swift.wasm', zoektKeys: ['swift'], extensions: ['.swift'] },
 ];
 
 const BY_ID = new Map(GRAMMARS.map((g) => [g.id, g]));

@@ -246,7 +246,9 @@ interface Candidate extends Range {
   text: string | undefined;
 }
 
-const textOf = (c: Candidate) => (c.text ??= c.name.text);
+/** A name as code refers to it: Swift and Kotlin quote a keyword used as a name in backticks (`protocol`). */
+const textOf = (c: Candidate) => (c.text ??= unquoted(c.name.text));
+const unquoted = (name: string) => (name.length > 2 && name.startsWith('`') && name.endsWith('`') ? name.slice(1, -1) : name);
 
 interface Frame extends Range {
   type: 'local' | 'names' | 'candidate';

@@ -1,6 +1,7 @@
 /**
- * The extractor's tag rules for Ruby, PHP and Kotlin (src/extractor/queries/ruby.scm, php.scm,
- * kotlin.scm), grammars whose npm packages ship WebAssembly: source in, tags out. Each tag reads
+ * The extractor's tag rules for Ruby, PHP, Kotlin and Swift (src/extractor/queries/ruby.scm,
+ * php.scm, kotlin.scm, swift.scm): source in, tags out. The first three grammars' npm packages ship
+ * WebAssembly; Swift's is built from its package's sources (scripts/build-grammar.sh). Each tag reads
  * `line name Kind parent`, the parent being the enclosing path (`-` for none).
  */
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ it('knows the files by extension and by #! line', () => {
   expect(grammarFor('src/Server.php', '')?.id).toBe('php');
   expect(grammarFor('src/Main.kt', '')?.id).toBe('kotlin');
   expect(grammarFor('build.gradle.kts', '')?.id).toBe('kotlin');
+  expect(grammarFor('Sources/App/main.swift', '')?.id).toBe('swift');
 });
 
 describe('Ruby', () => {
@@ -152,5 +154,121 @@ describe('Kotlin', () => {
       '27 Id TypeAlias -',
       '28 ext Function -',
     ]);
+  });
+});
+
+describe('Swift', () => {
+  const src = [
+    'import Foundation', // 1
+    'protocol Shape {', // 2
+    '  associatedtype Unit', // 3
+    '  var name: String { get }', // 4
+    '  func area() -> Double', // 5
+    '}', // 6
+    'public struct Circle: Shape {', // 7
+    '  static let unit = Circle(r: 1)', // 8
+    '  let r: Double', // 9
+    '  var name: String { let n = "circle"; return n }', // 10
+    '  init(r: Double) { let checked = max(0, r); self.r = checked }', // 11
+    '  func area() -> Double {', // 12
+    '    let k = 3.14', // 13
+    '    func squared(_ x: Double) -> Double { x * x }', // 14
+    '    struct Memo { var last: Double }', // 15
+    '    return k * squared(r)', // 16
+    '  }', // 17
+    '  enum Style { case solid, dashed', // 18
+    '    case pattern(String) }', // 19
+    '}', // 20
+    'extension Circle {', // 21
+    '  func scaled(by f: Double) -> Circle { Circle(r: r * f) }', // 22
+    '}', // 23
+    'extension Circle.Style { var isPlain: Bool { self == .solid } }', // 24
+    'final class Box<T> { private var items: [T] = []; deinit {} }', // 25
+    'actor Counter { var n = 0 }', // 26
+    'typealias Pair = (Int, Int)', // 27
+    'let registry = [String: Int]()', // 28
+    'func main() { let handler = { (x: Int) in x }; _ = handler }', // 29
+    'enum Keyword { case `protocol`, `default` }', // 30
+  ].join('\n');
+
+  it('types at every depth with their members, enum cases, extensions under the type they extend, names in backticks as code calls them; not locals or closures', async () => {
+    expect(await tags('swift', src)).toEqual([
+      '2 Shape Interface -',
+      '3 Unit TypeAlias Shape',
+      '4 name Property Shape',
+      '5 area Method Shape',
+      '7 Circle Struct -',
+      '8 unit Property Circle',
+      '9 r Property Circle',
+      '10 name Property Circle',
+      '11 init Constructor Circle',
+      '12 area Method Circle',
+      '14 squared Function Circle.area',
+      '15 Memo Struct Circle.area',
+      '15 last Property Circle.area.Memo',
+      '18 Style Enum Circle',
+      '18 solid EnumMember Circle.Style',
+      '18 dashed EnumMember Circle.Style',
+      '19 pattern EnumMember Circle.Style',
+      '22 scaled Method Circle',
+      '24 isPlain Property Style',
+      '25 Box Class -',
+      '25 items Property Box',
+      '26 Counter Class -',
+      '26 n Property Counter',
+      '27 Pair TypeAlias -',
+      '28 registry Variable -',
+      '29 main Function -',
+      '30 Keyword Enum -',
+      '30 protocol EnumMember Keyword',
+      '30 default EnumMember Keyword',
+    ]);
+  });
+
+  it('gives every parse of a file the same, right tags (the scanner of the grammar as published wrote past its state, and later parses lost methods)', async () => {
+    const journal = [
+      'final class Journal {', // 1
+      '  struct Entry { var text: String }', // 2
+      '  var texts: [String] { entries.map(\\.text) }', // 3
+      '  private var entries: [Entry] = []', // 4
+      '  func opened(_ name: String) {', // 5
+      '    note("\\(#function)")',
+      '  }',
+      '  func closed(_ name: String, at time: Int) {', // 8
+      '    note("\\(#function)")',
+      '  }',
+      '  func moved(_ name: String,', // 11
+      '             to place: String) {',
+      '    note("\\(#function)")',
+      '  }',
+      '  func renamed(_ name: String) {', // 15
+      '    note("\\(#function)")',
+      '  }',
+      '  private func note(_ s: String) { entries.append(Entry(text: s)) }', // 18
+      '}',
+    ].join('\n');
+    const want = ['1 Journal Class -', '2 Entry Struct Journal', '2 text Property Journal.Entry', '3 texts Property Journal', '4 entries Property Journal'];
+    want.push('5 opened Method Journal', '8 closed Method Journal', '11 moved Method Journal', '15 renamed Method Journal', '18 note Method Journal');
+    // Built without the fix, the third parse here lost `closed` and `renamed`, with no error.
+    for (let i = 0; i < 4; i++) expect(await tags('swift', journal)).toEqual(want);
+  });
+
+  it('keeps what the grammar cannot read to its top-level statement: a macro as a default value does not take what follows with it', async () => {
+    const withMacro = [
+      'import Testing', // 1
+      'func expectPositive(', // 2
+      '  _ x: Int,',
+      '  sourceLocation: SourceLocation = #_sourceLocation',
+      ') throws {',
+      '  try #require(',
+      '    x > 0,',
+      '    "positive \\(x)",',
+      '    sourceLocation: sourceLocation',
+      '  )',
+      '}',
+      'struct After { func later() {} }', // 12
+      'func last() {}', // 13
+    ].join('\n');
+    expect(await tags('swift', withMacro)).toEqual(['2 expectPositive Function -', '12 After Struct -', '12 later Method After', '13 last Function -']);
   });
 });

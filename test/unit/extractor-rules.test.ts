@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Language, Parser } from 'web-tree-sitter';
-import { extract, grammarFile } from '../../src/extractor/extract.js';
+import { extract, grammarBytes } from '../../src/extractor/extract.js';
 import { GRAMMARS, grammar } from '../../src/extractor/languages.js';
 import { queryText, TagRules } from '../../src/extractor/rules.js';
 import { TagSink } from '../../src/extractor/tags.js';
@@ -16,7 +16,7 @@ import { TagSink } from '../../src/extractor/tags.js';
 let typescript: Language;
 beforeAll(async () => {
   await Parser.init();
-  typescript = await Language.load(readFileSync(grammarFile(grammar('typescript'))));
+  typescript = await Language.load(grammarBytes(grammar('typescript')));
 });
 
 /** The tags `rules` (a query's text) give `source`, parsed as TypeScript. */
