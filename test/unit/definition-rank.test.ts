@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { extract } from '../../src/extractor/extract.js';
 import { grammar, type GrammarId } from '../../src/extractor/languages.js';
-import { isDeclaration, isNested, isPublic, prominence, type Definition } from '../../src/search/definitions/prominence.js';
+import { isDeclaration, isNested, isPublic, isTest, prominence, type Definition } from '../../src/search/definitions/prominence.js';
 import { rankByName } from '../../src/search/symbols.js';
 import type { Chunk, FileHit } from '../../src/zoekt/wire.js';
 
@@ -226,6 +226,14 @@ describe('isNested', () => {
     const ctagsMember = def('TypeScript', 'get', 'get(key) {', { parent: 'Cache' });
     expect([nested, literal, pyNested, member, ctagsMember].map(isNested)).toEqual([true, true, true, false, false]);
     expect([nested, literal, pyNested, member, ctagsMember].map(isPublic)).toEqual([false, false, false, true, true]);
+  });
+
+  it('Swift: every definition but a private or fileprivate one is public; tests are *Tests.swift', () => {
+    const swift = (signature: string, extra: Partial<Definition> = {}) => def('Swift', 'area', signature, { kind: 'method', parent: 'Circle', parent_kind: 'Struct', ...extra });
+    expect([swift('public func area() -> Double {'), swift('func area() -> Double {'), swift('private func area() -> Double {'), swift('fileprivate func area() {')].map(isPublic)).toEqual([true, true, false, false]);
+    expect(isTest('Tests/GeometryTests/CircleTests.swift')).toBe(true);
+    expect(isTest('Sources/Geometry/CircleTests.swift')).toBe(true);
+    expect(isTest('Sources/Geometry/Circle.swift')).toBe(false);
   });
 
   it('orders: public, top-level, outside tests, with a body, shallow', () => {

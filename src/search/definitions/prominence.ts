@@ -78,13 +78,16 @@ export function isPublic(d: Definition): boolean {
     case 'C':
     case 'C++':
       return !word(line, 'static') || member;
+    case 'Swift':
+      // Internal by default: visible in its module, which is what a search of its code is over.
+      return !word(line, 'private') && !word(line, 'fileprivate');
     default:
       return true;
   }
 }
 
 const TEST_FOLDER = /(^|\/)(tests?|__tests__|specs?|testdata|testing|e2e|examples?|playgrounds?|demos?|samples?|fixtures?|__fixtures__|benchmarks?)\//i;
-const TEST_FILE = /(_test\.go|\.(test|spec)\.[cm]?[jt]sx?|(^|\/)test_[^/]*\.py|_test\.py|Tests?\.(java|kt|cs|scala)|_spec\.rb)$/;
+const TEST_FILE = /(_test\.go|\.(test|spec)\.[cm]?[jt]sx?|(^|\/)test_[^/]*\.py|_test\.py|Tests?\.(java|kt|cs|scala|swift)|_spec\.rb)$/;
 
 /** A test, an example or a fixture: code that uses or imitates a project's API rather than defining it. */
 export function isTest(path: string): boolean {
