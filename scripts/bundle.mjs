@@ -22,6 +22,47 @@ const { VERSION } = await import(join(root, 'dist/version.js'));
 const tools = describeTools(TOOLS);
 const id = createHash('sha256').update(JSON.stringify({ version: VERSION, tools })).digest('base64url').slice(0, 16);
 
+// What the SDK's own stdio server answers to a client's first requests (initialize in each
+// protocol version it supports, then tools/list), recorded from this build's server factory and
+// compiled into the bundles: the stdio server gives these answers before loading the SDK
+// (src/server/stdio-prelude.ts).
+const stdioAnswers = await recordStdioAnswers();
+
+async function recordStdioAnswers() {
+  const { serverFactory } = await import(join(root, 'dist/server/factory.js'));
+  const { silentLogger } = await import(join(root, 'dist/log.js'));
+  const { SUPPORTED_PROTOCOL_VERSIONS } = await import('@modelcontextprotocol/server');
+  const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
+  const { PassThrough, Writable } = await import('node:stream');
+  const host = { catalog: { list: { tools } }, dispatcher: { call: () => Promise.reject(new Error('not called')) }, log: silentLogger };
+  const answers = { initialize: {}, toolsList: undefined };
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    const input = new PassThrough();
+    const responses = [];
+    let arrived = () => undefined;
+    const output = new Writable({
+      write(chunk, _encoding, callback) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) responses.push(JSON.parse(line));
+        if (responses.length === 2) arrived();
+        callback();
+      },
+    });
+    const both = new Promise((resolve) => (arrived = resolve));
+    const handle = serveStdio(serverFactory(host), { transport: new StdioServerTransport(input, output) });
+    const send = (m) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'bundle', version: '0' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/list' });
+    await both;
+    await handle.close();
+    const [init, list] = responses;
+    if (init.id !== 1 || !init.result || list.id !== 2 || !list.result) throw new Error(`bundle: the SDK's stdio server answered ${JSON.stringify(responses).slice(0, 300)}`);
+    answers.initialize[version] = init;
+    answers.toolsList = list;
+  }
+  return answers;
+}
+
 // The sources import zod as `import { z } from 'zod'`. Through that binding esbuild cannot tell
 // which of zod's exports are used and keeps them all (its locales, JSON Schema conversions both
 // ways), and as the MCP SDK reaches the same modules, all of it loads before the first answer.
@@ -59,7 +100,7 @@ const result = await build({
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS packages bundled into ES modules call require() for Node's own modules.
   banner: { js: "import { createRequire as __zoektMcpRequire } from 'node:module'; const require = __zoektMcpRequire(import.meta.url);" },
-  define: { ZOEKT_MCP_TOOLS_LIST_ID: JSON.stringify(id), ZOEKT_MCP_QUERIES: JSON.stringify(queries) },
+  define: { ZOEKT_MCP_TOOLS_LIST_ID: JSON.stringify(id), ZOEKT_MCP_QUERIES: JSON.stringify(queries), ZOEKT_MCP_STDIO_ANSWERS: JSON.stringify(stdioAnswers) },
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,

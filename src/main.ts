@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import type { LocalIndexSource } from './search/vocab/local-index.js';
 import type { StdioHost } from './server/stdio.js';
+import { builtStdioAnswers, StdioPrelude } from './server/stdio-prelude.js';
 import { VERSION } from './version.js';
 
 export interface MainOptions {
@@ -55,13 +56,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
     process.once('SIGTERM', () => process.exit(1));
     await server.shutdown();
   } else {
+    const stdinEnded = new Promise<void>((resolve) => process.stdin.once('end', () => resolve()));
+    log.info('serving MCP over stdio', { zoekt: config.zoektUrl });
+    // The first answers come before the SDK is loaded (stdio-prelude.ts); it loads once they are
+    // out, at the first message they are not, or PRELOAD_AFTER_MS after start.
+    const answers = builtStdioAnswers();
+    const prelude = answers ? new StdioPrelude(answers) : undefined;
+    if (prelude) await Promise.race([prelude.done, stdinEnded, new Promise((r) => setTimeout(r, PRELOAD_AFTER_MS).unref())]);
     const [{ serveStdio }, { builtToolList }] = await Promise.all([import('./server/stdio.js'), import('./server/catalog.js')]);
-    // Without the list the build writes (tsc's output, a missing or stale file) the runtime
-    // describes the tools itself, so it is built before serving, as over HTTP.
     const list = builtToolList();
-    const host = list ? new RuntimeOnDemand(build, list, log, config.zoektUrl) : (runtime = await build());
+    const host = list ? new RuntimeOnDemand(build, list, log) : (runtime = await build());
     if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
-    const { closed } = serveStdio(host);
+    const streams = prelude?.handOver();
+    serveStdio(host, streams);
+    // The connection ends when the server has read the last of stdin.
+    const closed = streams ? new Promise<void>((resolve) => streams.input.once('end', () => resolve())) : stdinEnded;
     if (host instanceof RuntimeOnDemand) {
       host.loadAfter(PRELOAD_AFTER_MS);
       await Promise.race([closed, stopSignal(), host.failed]);
@@ -70,7 +79,6 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
       await Promise.race([closed, stopSignal()]);
     }
   }
-  // Calls still running were aborted above; do not wait long for their sockets.
   if (runtime) await Promise.race([runtime.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   return 0;
 }
@@ -89,7 +97,6 @@ const PRELOAD_AFTER_MS = 1000;
  * runtime that fails to load ends the server (`failed`), as it would have at start.
  */
 class RuntimeOnDemand implements StdioHost {
-  readonly fleet: { readonly url: string };
   readonly dispatcher: StdioHost['dispatcher'];
   /** Rejects with the error of a runtime that failed to load; never resolves. */
   readonly failed: Promise<never>;
@@ -100,9 +107,7 @@ class RuntimeOnDemand implements StdioHost {
     private readonly build: () => Promise<Runtime>,
     private readonly list: StdioHost['catalog']['list'],
     readonly log: Logger,
-    zoektUrl: string,
   ) {
-    this.fleet = { url: zoektUrl };
     this.failed = new Promise<never>((_, reject) => (this.fail = reject));
     this.dispatcher = {
       call: async (name, args, options) => {

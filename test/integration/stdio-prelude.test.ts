@@ -1,0 +1,124 @@
+/**
+ * The stdio server's first answers, given before the MCP SDK loads (src/server/stdio-prelude.ts),
+ * against the SDK's own stdio server over the same server factory: for each opening below, every
+ * line the built server writes, in order, equals what the SDK's server writes for the same input
+ * (ids included), whether the prelude answers it, hands it over at once, or hands over halfway.
+ * Input is written in one piece, byte by byte, and in lines with CRLF ends.
+ */
+import { spawn } from 'node:child_process';
+import { PassThrough, Writable } from 'node:stream';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { describe, expect, inject, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { describeTools } from '../../src/server/catalog.js';
+import { serverFactory } from '../../src/server/factory.js';
+import { TOOLS } from '../../src/tools/index.js';
+import { CLI } from '../support/mcp.js';
+
+type Message = Record<string, unknown>;
+
+const init = (protocolVersion: string, extra: Record<string, unknown> = {}, id: number | string = 1): Message => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'prelude-test', version: '1.0.0' }, ...extra },
+});
+const initialized: Message = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const list = (id: number | string = 2, params?: Record<string, unknown>): Message => ({ jsonrpc: '2.0', id, method: 'tools/list', ...(params ? { params } : {}) });
+const ping = (id: number): Message => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+/** Openings: [name, lines (a string is sent as it is)]. */
+const OPENINGS: [string, (Message | string)[]][] = [
+  ...SUPPORTED_PROTOCOL_VERSIONS.map((v): [string, Message[]] => [`initialize ${v}, initialized, tools/list, ping`, [init(v), initialized, list(), ping(3)]]),
+  ['capabilities and a title, string ids', [init('2025-11-25', { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: { name: 'c', version: '2', title: 'Client' } }, 'a'), initialized, list('b')]],
+  // Sent byte by byte, its characters are split across reads.
+  ['a client name beyond ASCII', [init('2025-06-18', { clientInfo: { name: 'clé 客户端 🔎', version: '1' } }), initialized, list()]],
+  ['tools/list before initialized', [init('2025-06-18'), list(), initialized, ping(3)]],
+  ['a version the SDK does not know', [init('2099-01-01'), initialized, list()]],
+  ['initialize with _meta', [init('2025-06-18', { _meta: { progressToken: 1 } }), initialized, list()]],
+  ['a client name that is not a string', [{ ...init('2025-06-18'), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 7, version: '1' } } }, list()]],
+  ['a capability that is not an object', [init('2025-06-18', { capabilities: { roots: true } }), initialized, list()]],
+  ['tools/list first', [list(1), init('2025-06-18', {}, 2), list(3)]],
+  ['tools/list with a cursor', [init('2025-06-18'), initialized, list(2, { cursor: 'abc' })]],
+  ['a line that is not JSON', [init('2025-06-18'), 'not json', list()]],
+  ['a second initialize', [init('2025-06-18'), init('2025-06-18', {}, 2), list(3)]],
+  ['ping first', [ping(1), init('2025-06-18', {}, 2), list(3)]],
+  ['the 2026-07-28 opening', [{ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }]],
+];
+
+const lineOf = (m: Message | string) => (typeof m === 'string' ? m : JSON.stringify(m));
+
+/** What the SDK's stdio server writes for `lines`, over the server factory with the built tool list. */
+async function sdkAnswers(lines: string[], expected: number): Promise<Message[]> {
+  const host = { catalog: { list: { tools: describeTools(TOOLS) } }, dispatcher: { call: () => Promise.reject(new Error('no call here')) }, log: silentLogger };
+  const input = new PassThrough();
+  const out: Message[] = [];
+  let enough: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (enough = resolve));
+  const output = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) out.push(JSON.parse(l) as Message);
+      if (out.length >= expected) enough();
+      cb();
+    },
+  });
+  const handle = serveStdio(serverFactory(host), { transport: new StdioServerTransport(input, output) });
+  input.write(lines.map((l) => `${l}\n`).join(''));
+  await Promise.race([done, new Promise((r) => setTimeout(r, 3000))]);
+  await handle.close();
+  return out;
+}
+
+/** What the built server writes for `lines`, sent as `how`; stdin stays open until `expected` lines came. */
+async function builtAnswers(lines: string[], expected: number, how: 'whole' | 'bytes' | 'crlf'): Promise<Message[]> {
+  const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const out: Message[] = [];
+  let text = '';
+  const done = new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      text += d.toString();
+      const parts = text.split('\n');
+      text = parts.pop()!;
+      for (const p of parts) out.push(JSON.parse(p) as Message);
+      if (out.length >= expected) resolve();
+    });
+  });
+  const payload = lines.map((l) => `${l}${how === 'crlf' ? '\r\n' : '\n'}`).join('');
+  if (how === 'bytes') {
+    for (const byte of Buffer.from(payload)) {
+      child.stdin.write(Buffer.of(byte));
+      await new Promise((r) => setImmediate(r));
+    }
+  } else child.stdin.write(payload);
+  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+  child.stdin.end();
+  await new Promise((r) => child.once('exit', r));
+  return out;
+}
+
+describe('the first answers over stdio equal the SDK stdio server\'s', { timeout: 60_000 }, () => {
+  it.each(OPENINGS)('%s', async (_name, messages) => {
+    const lines = messages.map(lineOf);
+    // Every request gets one answer from the SDK (the 2026-07-28 opening too); notifications and
+    // a line that is not JSON none (the SDK reports it to its error callback).
+    const expected = messages.filter((m) => typeof m !== 'string' && 'id' in m).length;
+    const reference = await sdkAnswers(lines, expected);
+    expect(reference.length, 'the SDK answers every request').toBe(expected);
+    for (const how of ['whole', 'bytes', 'crlf'] as const) {
+      expect(await builtAnswers(lines, expected, how), how).toEqual(reference);
+    }
+  });
+
+  it('answers initialize and tools/list with stdin closed right after, and what follows them', async () => {
+    const lines = [init('2025-06-18'), initialized, list(), ping(3)].map(lineOf);
+    const reference = await sdkAnswers(lines, 3);
+    const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let text = '';
+    child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    child.stdin.end(lines.map((l) => `${l}\n`).join(''));
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(0);
+    expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Message)).toEqual(reference);
+  });
+});
