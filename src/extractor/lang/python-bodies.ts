@@ -148,23 +148,10 @@ function scanStatement(src: string, from: number): { at: number; lastColon: bool
       continue;
     }
     lastColon = c === 0x3a;
-    if (c === 0x22 || c === 0x27) {
-      const end = scanString(src, i, '');
+    if (c === 0x22 || c === 0x27 || isWordStart(c)) {
+      const end = scanToken(src, i);
       if (end === undefined) return undefined;
       i = end;
-      continue;
-    }
-    if (isWordStart(c)) {
-      let j = i + 1;
-      while (j < n && isWordChar(src.charCodeAt(j))) j++;
-      const q = src.charCodeAt(j);
-      if ((q === 0x22 || q === 0x27) && j - i <= 2 && PREFIX.test(src.slice(i, j))) {
-        const end = scanString(src, j, src.slice(i, j).toLowerCase());
-        if (end === undefined) return undefined;
-        i = end;
-      } else {
-        i = j;
-      }
       continue;
     }
     if (c === 0x28 || c === 0x5b || c === 0x7b) depth++;
@@ -174,6 +161,20 @@ function scanStatement(src: string, from: number): { at: number; lastColon: bool
     i++;
   }
   return depth === 0 ? { at: n, lastColon } : undefined;
+}
+
+/**
+ * From a string's opening quote, or a word's first character, to the offset after it (a word
+ * that prefixes a string, `rb'…'`, with its string); undefined where a string does not close.
+ */
+function scanToken(src: string, at: number): number | undefined {
+  const c = src.charCodeAt(at);
+  if (c === 0x22 || c === 0x27) return scanString(src, at, '');
+  let j = at + 1;
+  while (j < src.length && isWordChar(src.charCodeAt(j))) j++;
+  const q = src.charCodeAt(j);
+  if ((q === 0x22 || q === 0x27) && j - at <= 2 && PREFIX.test(src.slice(at, j))) return scanString(src, j, src.slice(at, j).toLowerCase());
+  return j;
 }
 
 /** String prefixes: raw, bytes, unicode, formatted. */
@@ -223,23 +224,10 @@ function scanField(src: string, from: number): number | undefined {
   let i = from;
   while (i < n) {
     const c = src.charCodeAt(i);
-    if (c === 0x22 || c === 0x27) {
-      const end = scanString(src, i, '');
+    if (c === 0x22 || c === 0x27 || isWordStart(c)) {
+      const end = scanToken(src, i);
       if (end === undefined) return undefined;
       i = end;
-      continue;
-    }
-    if (isWordStart(c)) {
-      let j = i + 1;
-      while (j < n && isWordChar(src.charCodeAt(j))) j++;
-      const q = src.charCodeAt(j);
-      if ((q === 0x22 || q === 0x27) && j - i <= 2 && PREFIX.test(src.slice(i, j))) {
-        const end = scanString(src, j, src.slice(i, j).toLowerCase());
-        if (end === undefined) return undefined;
-        i = end;
-      } else {
-        i = j;
-      }
       continue;
     }
     if (c === 0x28 || c === 0x5b || c === 0x7b) depth++;
