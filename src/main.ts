@@ -64,6 +64,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
     const prelude = answers ? new StdioPrelude(answers) : undefined;
     if (prelude) await Promise.race([prelude.done, stdinEnded, new Promise((r) => setTimeout(r, PRELOAD_AFTER_MS).unref())]);
     const [{ serveStdio }, { builtToolList }] = await Promise.all([import('./server/stdio.js'), import('./server/catalog.js')]);
+    // Without the list the build writes (tsc's output, a missing or stale file) the runtime
+    // describes the tools itself, so it is built before serving, as over HTTP.
     const list = builtToolList();
     const host = list ? new RuntimeOnDemand(build, list, log) : (runtime = await build());
     if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
@@ -79,6 +81,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
       await Promise.race([closed, stopSignal()]);
     }
   }
+  // Calls still running were aborted above; do not wait long for their sockets.
   if (runtime) await Promise.race([runtime.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   return 0;
 }
