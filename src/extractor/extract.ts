@@ -30,6 +30,11 @@ interface Walker {
    */
   topLevel?: RegExp;
   /**
+   * Every error sends its statement to be parsed again, not only one that may hide definitions:
+   * the grammar can read what follows a one-line error into it without another error.
+   */
+  everyError?: boolean;
+  /**
    * The function bodies of a file, found without parsing it (`{` and `}` offsets): they hold no
    * definition, so the parser is told to skip them (see `extract`).
    */
@@ -61,7 +66,7 @@ const WALKERS: Record<GrammarId, Walker> = {
   ruby: { rules: 'ruby', separator: '.' },
   php: { rules: 'php', separator: '::' },
   kotlin: { rules: 'kotlin', separator: '.' },
-  swift: { rules: 'swift', separator: '.', topLevel: SWIFT_TOP_LEVEL },
+  swift: { rules: 'swift', separator: '.', topLevel: SWIFT_TOP_LEVEL, everyError: true },
 };
 
 export interface Extraction {
@@ -188,7 +193,7 @@ function parseAndWalk(parser: Parser, walker: Walker, text: string, lineOffset: 
  * A grammar that stumbles on a construct it does not know can lose the rest of the file with it
  * (tree-sitter-typescript on variance annotations, some call signatures), or read what follows
  * as part of it without another error (tree-sitter-swift on macros such as `#require`). Where
- * the whole parse has errors, each top-level statement an error is in is parsed again on its
+ * the whole parse has such errors, each top-level statement one is in is parsed again on its
  * own, and a name the two parses put under different parents is tagged as that parse tags it, so
  * that the mistake stays in the statement that has it; what is still in error is reported for
  * Universal Ctags to fill.
@@ -216,7 +221,8 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
     if (skeleton.clean) return strip(skeleton);
   }
   const whole = parseAndWalk(parser, walker, source, 0, deadline, timeoutMs);
-  if (!whole.errorRows.length || !walker.topLevel) return strip(whole);
+  const suspect = walker.everyError ? whole.errorRows : whole.errorLines;
+  if (!suspect.length || !walker.topLevel) return strip(whole);
   const lines = source.split('\n');
   const starts = [0, ...lines.flatMap((l, i) => (i > 0 && walker.topLevel!.test(l) ? [i] : []))];
   const parts: Lines = [];
@@ -226,7 +232,7 @@ export async function extract(g: Grammar, source: string, timeoutMs: number): Pr
     const from = starts[k]!;
     const to = (starts[k + 1] ?? lines.length) - 1;
     // Only the statements the whole parse had errors in.
-    if (!whole.errorRows.some(([a, b]) => a - 1 <= to && b - 1 >= from)) continue;
+    if (!suspect.some(([a, b]) => a - 1 <= to && b - 1 >= from)) continue;
     const part = parseAndWalk(parser, walker, lines.slice(from, to + 1).join('\n'), from, deadline, timeoutMs);
     parts.push([from + 1, to + 1]);
     fromParts.push(...part.tags);
