@@ -236,6 +236,13 @@ describe('isNested', () => {
     expect(isTest('Sources/Geometry/Circle.swift')).toBe(false);
   });
 
+  it('Kotlin and PHP: every definition but a private or protected one is public', () => {
+    const kt = (signature: string) => def('Kotlin', 'area', signature, { kind: 'method', parent: 'Circle', parent_kind: 'Class' });
+    const php = (signature: string) => def('PHP', 'area', signature, { kind: 'method', parent: 'Circle', parent_kind: 'Class' });
+    expect([kt('fun area(): Double {'), kt('internal fun area(): Double {'), kt('private fun area(): Double {'), kt('protected open fun area() {')].map(isPublic)).toEqual([true, true, false, false]);
+    expect([php('public function area(): float {'), php('function area() {'), php('private function area() {'), php('protected static function area() {')].map(isPublic)).toEqual([true, true, false, false]);
+  });
+
   it('orders: public, top-level, outside tests, with a body, shallow', () => {
     const at = (path: string, signature: string, extra: Partial<Definition> = {}) => def('TypeScript', 'get', signature, { path, kind: 'function', ...extra });
     const defs = {

@@ -81,6 +81,10 @@ export function isPublic(d: Definition): boolean {
     case 'Swift':
       // Internal by default: visible in its module, which is what a search of its code is over.
       return !word(line, 'private') && !word(line, 'fileprivate');
+    case 'Kotlin':
+    case 'PHP':
+      // Public unless said otherwise (Kotlin's `internal` is its module, as Swift's default).
+      return !word(line, 'private') && !word(line, 'protected');
     default:
       return true;
   }
