@@ -43,6 +43,8 @@ export class StdioPrelude {
   /** The ids answered here, as JSON: the SDK's answers to them are dropped. */
   private readonly answered = new Set<string>();
   private ended = false;
+  /** Writing to the output failed (the client stopped reading): handed to the SDK's transport. */
+  private broken: Error | undefined;
 
   constructor(
     private readonly answers: StdioAnswers,
@@ -52,7 +54,13 @@ export class StdioPrelude {
     this.done = new Promise((resolve) => (this.finish = resolve));
     input.on('data', this.onData);
     input.once('end', () => (this.ended = true));
+    output.on('error', this.onOutputError);
   }
+
+  private readonly onOutputError = (err: Error): void => {
+    this.broken ??= err;
+    this.over();
+  };
 
   private readonly onData = (chunk: Buffer): void => {
     this.read.push(chunk);
@@ -125,6 +133,12 @@ export class StdioPrelude {
         out.write(`${kept.join('\n')}\n`, () => callback());
       },
     });
+    // A failed write reaches the transport as its own output's error, as it would have without
+    // the prelude: it closes the connection. Later, once the transport listens (it does as it starts).
+    const fail = (err: Error) => setImmediate(() => output.destroy(err));
+    this.output.off('error', this.onOutputError);
+    this.output.on('error', fail);
+    if (this.broken) fail(this.broken);
     return { input, output };
   }
 }

@@ -113,6 +113,22 @@ describe('the first answers over stdio equal the SDK stdio server\'s', { timeout
     for (const how of hows) expect(await builtAnswers(lines, expected, how), how).toEqual(reference);
   });
 
+  it('a client that stops reading does not crash the server, which ends when its stdin closes', async () => {
+    const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Its answers meet a closed pipe: in the prelude, and again after the SDK took over.
+    child.stdout.destroy();
+    child.stdin.write(`${lineOf(init('2025-06-18'))}\n`);
+    await new Promise((r) => setTimeout(r, 300));
+    child.stdin.write([initialized, list(), ping(3)].map((m) => `${lineOf(m)}\n`).join(''));
+    await new Promise((r) => setTimeout(r, 1000));
+    child.stdin.end();
+    expect(await exited, stderr).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Error/);
+  });
+
   it('answers initialize and tools/list with stdin closed right after, and what follows them', async () => {
     const lines = [init('2025-06-18'), initialized, list(), ping(3)].map(lineOf);
     const reference = await sdkAnswers(lines, 3);
