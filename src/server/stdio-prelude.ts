@@ -45,6 +45,8 @@ export class StdioPrelude {
   private ended = false;
   /** Writing to the output failed (the client stopped reading): handed to the SDK's transport. */
   private broken: Error | undefined;
+  /** Reading the input failed: handed to the SDK's transport too. */
+  private unread: Error | undefined;
 
   constructor(
     private readonly answers: StdioAnswers,
@@ -55,10 +57,16 @@ export class StdioPrelude {
     input.on('data', this.onData);
     input.once('end', () => (this.ended = true));
     output.on('error', this.onOutputError);
+    input.on('error', this.onInputError);
   }
 
   private readonly onOutputError = (err: Error): void => {
     this.broken ??= err;
+    this.over();
+  };
+
+  private readonly onInputError = (err: Error): void => {
+    this.unread ??= err;
     this.over();
   };
 
@@ -116,8 +124,11 @@ export class StdioPrelude {
     const replayed = this.read.length;
     for (const chunk of this.read) input.write(chunk);
     this.read.length = 0;
-    if (!this.ended) this.input.pipe(input);
-    else if (!replayed) input.end();
+    if (!this.ended) {
+      this.input.pipe(input);
+      // Closed without an end (destroyed): the transport's input ends there too.
+      this.input.once('close', () => setImmediate(() => input.writableEnded || input.end()));
+    } else if (!replayed) input.end();
     // As stdin's own end comes after its data, in an event of its own: once the transport has
     // read what came before it, and handled what it answers at once.
     else input.once('resume', () => setImmediate(() => input.end()));
@@ -139,6 +150,10 @@ export class StdioPrelude {
     this.output.off('error', this.onOutputError);
     this.output.on('error', fail);
     if (this.broken) fail(this.broken);
+    const failRead = (err: Error) => setImmediate(() => input.destroy(err));
+    this.input.off('error', this.onInputError);
+    this.input.on('error', failRead);
+    if (this.unread) failRead(this.unread);
     return { input, output };
   }
 }
