@@ -4,7 +4,7 @@
  * call is refused at once with OVERLOADED. Real zoekt-webservers; a hung backend is a
  * zoekt-webserver frozen with SIGSTOP.
  */
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, LoggingMessageNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, connectStdio, failed, textOf, type Connected } from '../support/mcp.js';
 import { startWebserver } from '../support/zoekt.js';
@@ -73,6 +73,30 @@ describe('tools/call errors a caller can cause', () => {
   it('the session goes on answering after each of them', async () => {
     const result = await call(mcp.client, 'search_code', { query: 'func' });
     expect(result.isError).toBeFalsy();
+  });
+});
+
+describe('log messages on a 2025 stdio connection', () => {
+  it('none until the client sets a level; then one per call at or above it', async () => {
+    const mcp = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+    try {
+      const logs: { level: string; data: unknown }[] = [];
+      mcp.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logs.push(n.params);
+      });
+      // A call's log message is sent before its answer, on the same ordered stream.
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      expect(logs).toEqual([]);
+      await mcp.client.setLoggingLevel('info');
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      expect(logs).toEqual([{ level: 'info', logger: 'zoekt-mcp', data: expect.objectContaining({ tool: 'search_code' }) }]);
+      // Above the level of a plain call's message: none.
+      await mcp.client.setLoggingLevel('error');
+      expect((await call(mcp.client, 'search_code', { query: 'func' })).isError).toBeFalsy();
+      expect(logs).toHaveLength(1);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 
