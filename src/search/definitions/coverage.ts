@@ -64,8 +64,8 @@ async function languageCoverage(searcher: Searcher, language: string, restrictio
   const scoped = (...parts: q.QueryPart[]) => searcher.confine(q.render(q.and(q.lang(language), restriction, ...parts)));
   const [all, withSymbols, sample] = await Promise.all([
     // `lang:X` alone matches every file of the language; one is listed, all are counted.
-    searcher.zoekt.search({ query: scoped(), maxDocs: 1 }),
-    searcher.zoekt.search({ query: scoped(q.sym('.')), maxDocs: 1 }),
+    searcher.zoekt.search({ query: scoped(), maxDocs: 1, maxMatches: 1 }),
+    searcher.zoekt.search({ query: scoped(q.sym('.')), maxDocs: 1, maxMatches: 1 }),
     // The files to read kinds from: a few of every repository, not the best of one.
     searcher.zoekt.search({ query: scoped(q.sym('.')), maxDocs: SAMPLE_FILES, maxMatches: SAMPLE_MATCHES, perRepoMatches: 1 }),
   ]);
