@@ -32,7 +32,7 @@ import { compareProminent, isTest, markTwins, neverPublic, peersOf, prominence, 
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
 import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
-import { DOC_LINES, documentationOf } from './definitions/documentation.js';
+import { DOC_LINES, DOC_MAX_READ_LINES, DOC_READ_LINES, documentationOf } from './definitions/documentation.js';
 import { buildSymbolQuery, candidateFiles, exactCaseQuery, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
 import { IDENTIFIER_WORD, scopeSegments, SymbolResult, symbolsOf } from './definitions/symbol.js';
 import { findReferences, type ReferenceOutput } from './references.js';
@@ -769,14 +769,13 @@ interface Around {
  * What the lines around each result say: its documentation and, for a description search, its
  * parent and a few symbols beside it (same parent, else the file's top level). A description
  * search reads every symbol of the page's files with the lines around them; a search by name
- * the page's names only, and every symbol of a file only when a comment reaches past the lines
- * read around its name.
+ * the page's names only, and more lines around a name whose comment reaches past those read.
  */
 async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal): Promise<Map<SymbolResult, Around>> {
   const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
-  const read = async (query: string, files: FileHit[]) => {
-    const window = await searcher.filesAmong({ query, contextLines: DOC_LINES, once: true, signal }, files, files.length);
+  const read = async (query: string, files: FileHit[], contextLines = DOC_LINES) => {
+    const window = await searcher.filesAmong({ query, contextLines, once: true, signal }, files, files.length);
     const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
     for (const f of window.files) {
       const lines = new Map<number, string>();
@@ -785,29 +784,32 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
     }
     return byFile;
   };
-  // Every symbol of the files, with the lines around each: the neighbours a description search
-  // shows, and the lines a documentation comment may reach up into.
-  const everySymbol = q.render(q.sym('.'));
   let byFile: Awaited<ReturnType<typeof read>>;
   const documentation = new Map<SymbolResult, string | undefined>();
   if (withRelated) {
-    byFile = await read(everySymbol, uniqueFiles(symbols));
+    // Every symbol of the files, with the lines around each: the neighbours a description search shows.
+    byFile = await read(q.render(q.sym('.')), uniqueFiles(symbols));
   } else {
-    // Only the page's names, with the lines around them; a comment that reaches past those lines
-    // is read again among every symbol's lines, as before, so it reads the same.
+    // Only the page's names, with the lines around them. A comment that reaches past those lines
+    // is read again with more lines around its name: as many as documentationOf reads of a block
+    // comment or a docstring, then enough for a long run of line comments (a few KB, where every
+    // symbol of a large file would be hundreds, and still short of a long comment's start).
     const names = [...new Set(symbols.map((s) => s.name))].map(q.escapeRegex);
-    byFile = await read(q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`))), uniqueFiles(symbols));
-    const short: SymbolResult[] = [];
-    for (const sym of symbols) {
-      const lines = byFile.get(`${sym.repo}\0${sym.path}`)?.lines;
-      let missed = lines === undefined;
-      const doc = documentationOf((n) => lines?.get(n) ?? void (missed ||= n >= 1), sym.line, sym.language);
-      if (missed) short.push(sym);
-      else documentation.set(sym, doc);
-    }
-    if (short.length) {
-      const again = await read(everySymbol, uniqueFiles(short));
-      for (const [key, file] of again) byFile.set(key, file);
+    const byName = q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`)));
+    byFile = await read(byName, uniqueFiles(symbols));
+    let todo = symbols;
+    for (const lines of [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
+      const short: SymbolResult[] = [];
+      for (const sym of todo) {
+        const had = byFile.get(`${sym.repo}\0${sym.path}`)?.lines;
+        let missed = had === undefined;
+        const doc = documentationOf((n) => had?.get(n) ?? void (missed ||= n >= 1), sym.line, sym.language);
+        if (missed) short.push(sym);
+        else documentation.set(sym, doc);
+      }
+      if (!short.length) break;
+      for (const [key, file] of await read(byName, uniqueFiles(short), lines)) byFile.set(key, file);
+      todo = short;
     }
   }
   for (const sym of symbols) {

@@ -45,6 +45,23 @@ describe("Go's tree, against go doc", () => {
     // go doc prints a doc link `[Scanner]` as `Scanner`.
     expect(words(comment).startsWith(words(doc).replace(/…$/, '').replace(/\[([^\]]+)\]/g, '$1')), `${doc}\n${comment}`).toBe(true);
   });
+
+  // Comments longer than the lines first read around a name: 31, 42, 119 and 141 lines.
+  it.each([
+    ['Reader', 'io', 'io/io.go'],
+    ['Parse', 'time', 'time/format.go'],
+    ['ServeMux', 'net/http', 'net/http/server.go'],
+    ['Marshal', 'encoding/json', 'encoding/json/encode.go'],
+  ])('%s in %s, a long comment, from its first line', async (name, pkg, path) => {
+    const doc = await docOf(mcp, { name }, path);
+    const printed = execFileSync('go', ['doc', '-short=false', `${pkg}.${name}`], { encoding: 'utf8', cwd: inject('goSrcRoot') });
+    // The comment is indented by four spaces, a type's body by a tab.
+    const comment = printed.split('\n').filter((l) => l.startsWith('    ')).join(' ');
+    expect(doc).toBeDefined();
+    // go doc prints a doc link `[Marshaler]` as `Marshaler`; the documentation may end inside one.
+    const unlinked = (s: string | undefined) => words(s).replace(/…$/, '').replace(/[[\]]/g, '');
+    expect(unlinked(comment).startsWith(unlinked(doc)), `${doc}\n${comment}`).toBe(true);
+  });
 });
 
 describe("CPython's library, against __doc__", () => {

@@ -9,6 +9,10 @@
 export const DOC_CHARS = 300;
 /** Lines read above and below a definition for its documentation. */
 export const DOC_LINES = 12;
+/** The most lines documentationOf reads on one side of a definition but for line comments: a docstring's. */
+export const DOC_READ_LINES = 3 * DOC_LINES;
+/** Lines read around a definition whose line comments run further up still. */
+export const DOC_MAX_READ_LINES = 200;
 
 /** Lines of a decorator or attribute that stand between a doc comment and its definition. */
 const ATTRIBUTE = /^\s*(?:@[\w.]+|#\[.*\]|\[[\w.]+(?:\(.*\))?\]\s*$)/;
@@ -82,7 +86,7 @@ function docstringBelow(lineAt: (n: number) => string | undefined, line: number)
   const rest = open[2]!;
   if (rest.includes(quote)) return rest.slice(0, rest.indexOf(quote));
   const body = [rest];
-  for (let k = m + 1; k < m + DOC_LINES * 3; k++) {
+  for (let k = m + 1; k < m + DOC_READ_LINES; k++) {
     const l = lineAt(k);
     if (l === undefined) break;
     const end = l.indexOf(quote);
