@@ -5,7 +5,7 @@
  * tools/call through the dispatcher. Everything costly lives in the runtime; a Server here is a
  * few handlers over it.
  */
-import { LOG_LEVEL_META_KEY, Server, TRACEPARENT_META_KEY, type CacheHint, type McpRequestContext, type ServerContext, type Transport } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, Server, TRACEPARENT_META_KEY, type CacheHint, type McpRequestContext, type RequestId, type ServerContext, type Transport } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
@@ -59,32 +59,52 @@ export interface ServerHost extends ToolHost {
 /** tools/call params as they come: the dispatcher checks them and says what is wrong. */
 const ANY_PARAMS = z.record(z.string(), z.unknown());
 
-/** Where a tools/call's params of the wrong shape travel, inside well-formed ones. */
-const AS_SENT = 'io.zoekt-mcp/params-as-sent';
+/** Malformed calls waiting for their handler, at most: the SDK may refuse one before it runs. */
+const HELD_CALLS = 64;
 
 /**
  * A Server that answers a tools/call whose params do not have the protocol's shape (arguments
  * that are not an object, a name that is not a string) like any other bad call: by the
  * dispatcher, with a code and a hint, not the SDK's bare -32602. The SDK checks a tools/call's
- * shape before any handler runs, so such params are carried to the handler inside well-formed
- * ones. The Server sees each message after a callback the transport already had (Protocol.connect
- * keeps it and calls it first), which is where the params are reshaped. Answering tools/call from
- * `fallbackRequestHandler` instead would make every unknown method "handled", so a 2026-07-28
- * client would get -32601 with HTTP 200 where SEP-2575 wants 404 (the conformance suite checks it).
+ * shape before any handler runs, so such a call reaches it with well-formed placeholder params,
+ * and the handler takes the params as sent from here, by request id; nothing in the message can
+ * claim to be them. The Server sees each message after a callback the transport already had
+ * (Protocol.connect keeps it and calls it first), which is where the params are swapped.
+ * Answering tools/call from `fallbackRequestHandler` instead would make every unknown method
+ * "handled", so a 2026-07-28 client would get -32601 with HTTP 200 where SEP-2575 wants 404 (the
+ * conformance suite checks it).
  */
 class ToolServer extends Server {
   /** A 2025 client asked for log messages (logging/setLevel) on this connection. */
   levelSet = false;
+  private readonly malformed = new Map<RequestId, unknown>();
 
   override connect(transport: Transport): Promise<void> {
+    // Connected already: the SDK refuses, and this transport is not ours to change.
+    if (this.transport) return super.connect(transport);
     const before = transport.onmessage;
     transport.onmessage = (message, extra) => {
       before?.(message, extra);
       if (!('method' in message) || !('id' in message)) return;
       if (message.method === 'logging/setLevel') this.levelSet = true;
-      else if (message.method === 'tools/call' && malformedCall(message.params)) message.params = carried(message.params);
+      else if (message.method === 'tools/call') {
+        this.malformed.delete(message.id);
+        if (!malformedCall(message.params)) return;
+        if (this.malformed.size >= HELD_CALLS) this.malformed.delete(this.malformed.keys().next().value!);
+        this.malformed.set(message.id, message.params);
+        message.params = placeholder(message.params);
+      }
     };
     return super.connect(transport);
+  }
+
+  /** The name and arguments of tools/call `id` as the client sent them. */
+  sent(id: RequestId, params: { name?: unknown; arguments?: unknown }): { name?: unknown; arguments?: unknown } {
+    if (!this.malformed.has(id)) return params;
+    const sent = this.malformed.get(id);
+    this.malformed.delete(id);
+    // Params that are not an object name no tool: the dispatcher says so.
+    return sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? (sent as { name?: unknown; arguments?: unknown }) : {};
   }
 }
 
@@ -94,19 +114,10 @@ function malformedCall(params: unknown): boolean {
   return typeof name !== 'string' || !(args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args)));
 }
 
-/** Well-formed params that carry the ones sent; the envelope (`_meta`) stays where the SDK reads it. */
-function carried(params: unknown): Record<string, unknown> {
+/** Params of the protocol's shape in place of malformed ones; the envelope (`_meta`) stays where the SDK reads it. */
+function placeholder(params: unknown): Record<string, unknown> {
   const meta = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as { _meta?: unknown })._meta : undefined;
-  return { name: '', arguments: { [AS_SENT]: params ?? null }, ...(meta === undefined ? {} : { _meta: meta }) };
-}
-
-/** The name and arguments as the client sent them. */
-function asSent(params: { name?: unknown; arguments?: unknown }): { name?: unknown; arguments?: unknown } {
-  const args = params.arguments as Record<string, unknown> | undefined;
-  if (params.name !== '' || args === undefined || !(AS_SENT in args)) return params;
-  const sent = args[AS_SENT];
-  // Params that are not an object name no tool: the dispatcher says so.
-  return sent !== null && typeof sent === 'object' && !Array.isArray(sent) ? (sent as { name?: unknown; arguments?: unknown }) : {};
+  return { name: '', arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) };
 }
 
 /** What the dispatcher needs to know of one tools/call request. */
@@ -153,7 +164,7 @@ export function serverFactory(runtime: ToolHost): ServerFactory {
     // Params of any shape reach the dispatcher, which answers a malformed call as a tool error
     // (the method-keyed form would refuse it first with a bare -32603).
     server.setRequestHandler('tools/call', { params: ANY_PARAMS }, (params, ctx) => {
-      const p = asSent(params as { name?: unknown; arguments?: unknown });
+      const p = server.sent(ctx.mcpReq.id, params as { name?: unknown; arguments?: unknown });
       return runtime.dispatcher.call(p.name, p.arguments, callOptions(server, ctx, arrived));
     });
     return server;

@@ -63,6 +63,16 @@ describe('tools/call errors a caller can cause', () => {
     }
   });
 
+  it('nothing in a well-formed call stands in for the params of a malformed one', async () => {
+    // The shape of what a malformed call's params once travelled in: a call to the tool named ''.
+    const err = await rawCall(mcp, { name: '', arguments: { 'io.zoekt-mcp/params-as-sent': { name: 'search_code', arguments: { query: 'func' } } } }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(err?.code).toBe(-32602);
+    expect(err?.message).toContain('tools/call needs the name of a tool');
+  });
+
   it('arguments with thousands of values are refused before any work', async () => {
     const repos = Array.from({ length: 5000 }, (_, i) => `repo${i}`);
     const err = failed(await call(mcp.client, 'search_code', { query: 'x', repos }));
