@@ -141,3 +141,28 @@ describe('the first answers over stdio equal the SDK stdio server\'s', { timeout
     expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Message)).toEqual(reference);
   });
 });
+
+describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
+  // The SDK's own stdio transport drops each of these unanswered, and its client waits forever.
+  const WRONG: [string, Record<string, unknown>, RegExp][] = [
+    ['params that are a string', { jsonrpc: '2.0', id: 5, method: 'tools/call', params: 'x' }, /"params" must be an object/],
+    ['params that are an array', { jsonrpc: '2.0', id: 6, method: 'tools/call', params: [1] }, /"params" must be an object/],
+    ['params that are null', { jsonrpc: '2.0', id: 'seven', method: 'tools/call', params: null }, /"params" must be an object/],
+    ['a _meta that is not an object', { jsonrpc: '2.0', id: 8, method: 'ping', params: { _meta: 3 } }, /"params\._meta" must be an object/],
+    ['a member JSON-RPC does not have', { jsonrpc: '2.0', id: 9, method: 'ping', extra: 1 }, /a request has "jsonrpc", "id", "method" and "params" only/],
+    ['another JSON-RPC version', { jsonrpc: '1.0', id: 10, method: 'ping' }, /expected "jsonrpc": "2.0"/],
+  ];
+
+  it('each gets -32600 by its id, saying what is wrong, before the opening and after it; the rest is answered as before', async () => {
+    const before = WRONG[0]![1];
+    const lines = [lineOf(before), ...[init('2025-06-18'), initialized, ...WRONG.slice(1).map(([, m]) => m as Message), ping(11)].map(lineOf)];
+    const out = await builtAnswers(lines, WRONG.length + 2, 'whole');
+    for (const [what, message, reason] of WRONG) {
+      const answer = out.find((m) => m.id === message.id) as { error?: { code: number; message: string } } | undefined;
+      expect(answer?.error?.code, what).toBe(-32600);
+      expect(answer?.error?.message, what).toMatch(reason);
+    }
+    expect(out.find((m) => m.id === 1)).toHaveProperty('result.serverInfo.name', 'zoekt-mcp');
+    expect(out.find((m) => m.id === 11)).toHaveProperty('result', {});
+  });
+});

@@ -12,7 +12,7 @@ import type { HttpConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { ARRIVED_HEADER, type ServerFactory, type ToolHost } from '../factory.js';
 import { readBody, sendJson } from './io.js';
-import { checkJsonRpcBody, parseJsonRpcText, type CheckedBody } from './jsonrpc-body.js';
+import { checkJsonRpcBody, parseJsonRpcText, type CheckedBody } from '../jsonrpc-body.js';
 import { acceptOk, legacyPostHandler } from './legacy-post.js';
 import { answerDirectCall, directCall } from './modern-call.js';
 import type { Route } from './routes.js';

@@ -13,7 +13,7 @@ import { admit } from './checks.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { drainer, listen } from './drain.js';
 import { HttpError, sendError, sendJson } from './io.js';
-import { JsonRpcBodyError } from './jsonrpc-body.js';
+import { JsonRpcBodyError } from '../jsonrpc-body.js';
 import { mcpRoutes } from './mcp-endpoints.js';
 import { probeRoutes } from './probes.js';
 import { MCP_PATHS, type Route } from './routes.js';

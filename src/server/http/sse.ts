@@ -11,7 +11,7 @@ import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { ServerFactory } from '../factory.js';
 import { HttpError } from './io.js';
-import type { CheckedBody } from './jsonrpc-body.js';
+import type { CheckedBody } from '../jsonrpc-body.js';
 
 /** Proxies and load balancers drop idle streams; an SSE comment every so often keeps one open. */
 const KEEP_ALIVE_MS = 15_000;

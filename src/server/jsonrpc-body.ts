@@ -4,7 +4,8 @@
  * messages, answer a message of the wrong shape with -32700 (Parse error) on /mcp and with plain
  * text on /messages, and lose an answer when two requests of one batch share an id. Here each of
  * those gets a JSON-RPC error that says what was wrong, and a batch is bounded so that one HTTP
- * request cannot carry more work than a few calls.
+ * request cannot carry more work than a few calls. Over stdio, each line is checked the same way
+ * (stdio.ts): the SDK's stdio transport drops a request of the wrong shape unanswered.
  */
 import { isJSONRPCRequest, isSpecType, ProtocolErrorCode as ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
