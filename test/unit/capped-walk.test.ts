@@ -181,3 +181,25 @@ describe('walks within a repository scope', () => {
     for (const r of zoekt.requests) expect(r.query.endsWith(constraint), r.query).toBe(true);
   });
 });
+
+describe('what each page asks Zoekt for', () => {
+  it('a first page the files it shows and one more; the page after it two pages, so the third is cached', async () => {
+    // Few matches a file, no ties of score: neither a match cap nor a tie at a window's end makes
+    // a window larger than its size (a tie does: the order must be decided past it).
+    const files = corpus(11, 120).map((f, i) => ({ ...f, score: 10_000 - i, matches: 1 + (f.matches % 5) }));
+    const zoekt = new FakeZoekt(files, seeded(11));
+    const searcher = searcherOf(zoekt, { rankedFiles: 200, walkFiles: 20_000 });
+    const request: FileWalkRequest = { query: 'err', contextLines: 0, content: true };
+    const sizes: number[][] = [];
+    let offset = 0;
+    for (let page = 0; page < 4; page++) {
+      const before = zoekt.requests.length;
+      const got = await walkFiles(searcher, request, offset, 10);
+      expect(got.files.map(id)).toEqual([...files].sort(byRank).slice(offset, offset + 10).map(id));
+      sizes.push(zoekt.requests.slice(before).map((r) => r.maxDocs));
+      offset += 10;
+    }
+    // Page 1: 11 files; page 2: pages 2 and 3 and one more; page 3 from the cache; page 4 doubles.
+    expect(sizes).toEqual([[11], [31], [], [62]]);
+  });
+});

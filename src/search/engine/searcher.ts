@@ -21,7 +21,11 @@ import { WindowCache, type Window } from './window-cache.js';
  */
 const ROUNDS_MS = 2_000;
 
-/** Pages of files fetch this many pages at once, so the next page usually comes from the cache. */
+/**
+ * Pages of files past the first fetch this many pages at once, so that a walk's next page usually
+ * comes from the cache. A first page asks Zoekt only for the files it shows and one more: most
+ * searches read no further, and reading for a second page doubled what Zoekt sent them.
+ */
 export const PREFETCH_PAGES = 2;
 
 /** One file of an answer: a path can stand twice when its content differs between branches. */
@@ -303,7 +307,7 @@ export class Searcher {
       offset,
       limit,
       FILE_ORDER,
-      { prefetchPages: PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
+      { prefetchPages: offset === 0 ? 1 : PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
     );
     // The page was cut from the cached window alone (a miss shows up in window()).
     if (cached && !fetched) this.cache.countHit();
