@@ -618,10 +618,11 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
   /**
-   * `need`: the symbols up to the page's end and one more (is there a next page?); a first page
-   * reads for the second too, so that it comes from the window cache by the same requests.
+   * `need`: the symbols up to the page's end and one more (is there a next page?). A first page
+   * reads for itself only (most searches read no further); a later one for the page after it too,
+   * so that a walk's every other page comes from the window cache by the same requests.
    */
-  const rankWindow = async (m: Matcher, offset: number, need = offset + limit + 1 + (offset === 0 ? limit : 0)): Promise<Ranking> => {
+  const rankWindow = async (m: Matcher, offset: number, need = offset + limit + 1 + (offset === 0 ? 0 : limit)): Promise<Ranking> => {
     const fresh = offset === 0;
     if (m.byCase) {
       const { head, tail } = m.byCase;

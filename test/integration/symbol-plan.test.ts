@@ -212,8 +212,9 @@ describe("search_symbols over Go's source tree", { timeout: 600_000 }, () => {
     console.log(`search_symbols ${name} page 1: ${planned.length} request(s), ${read} bytes for its candidates; the fixed window: ${fixed} bytes (${(fixed / read).toFixed(1)}x); the page's own files: ${pageBytes} bytes (${(read / pageBytes).toFixed(1)}x)`);
     const overIndex = planned.filter((s) => s.query.startsWith(query));
     if (name.endsWith('*')) {
-      // Prefix globs (some 800 files).
-      expect(read).toBeLessThanOrEqual(10 * pageBytes);
+      // Prefix globs (some 800 files): the page's files and those that could outrank its last,
+      // for this page alone (a first page read for the second too: 4.9x and 5.6x the page's files).
+      expect(read).toBeLessThanOrEqual(4 * pageBytes);
       expect(read * 8).toBeLessThan(fixed);
     } else {
       // The name in its own case fills the page: one request for it, none in any case.
