@@ -15,7 +15,7 @@ type Out = Record<string, unknown> & { next_cursor?: string };
 /** Each list tool, a query with more than three pages, its page size and its list field. */
 /** `pageReads`: Zoekt requests a page makes beyond its ranked window (search_symbols reads its results' documentation). */
 const WALKS: { tool: string; args: Record<string, unknown>; limit: number; big: number; list: string; pages: number; ranked?: false; pageReads?: number; cachedPage?: number }[] = [
-  { tool: 'search_code', args: { query: 'paginate_marker', context_lines: 0 }, limit: 10, big: 50, list: 'results', pages: 5 },
+  { tool: 'search_code', args: { query: 'paginate_marker', context_lines: 0 }, limit: 10, big: 50, list: 'results', pages: 5, cachedPage: 2 },
   { tool: 'search_symbols', args: { name: 'process' }, limit: 5, big: 100, list: 'symbols', pages: 6, pageReads: 1, cachedPage: 2 },
   { tool: 'search_files', args: { pattern: '*.spec.ts' }, limit: 10, big: 200, list: 'files', pages: 4 },
   { tool: 'find_references', args: { symbol: 'paginate_marker' }, limit: 50, big: 200, list: 'usages', pages: 4 },
@@ -156,8 +156,9 @@ describe('the window cache', () => {
     return { conn, counter };
   }
 
-  // A first page asks Zoekt for the files it shows and one more (search_symbols ranks for its
-  // second page too); the page after it reads for two pages, so the one after that is cached.
+  // A first page asks Zoekt for the files it shows and one more, and the page after it reads for
+  // two pages, so the one after that is cached; search_code's first page, under a match cap, and
+  // search_symbols' by an exact name read for the second page too.
   it.each(WALKS.filter((w) => w.ranked !== false))('$tool: a walk\'s later pages come from the cache when warm, and from Zoekt, the same, when cold', async ({ tool, args, limit, list, pageReads = 0, cachedPage = 3 }) => {
     const warm = await counted();
     const cold = await counted(new WindowCache({ maxBytes: 0, ttlMs: 1000 }));

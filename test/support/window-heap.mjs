@@ -48,8 +48,8 @@ const heap = () => {
 const spaces = () => Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
 
 async function pages(word, i) {
-  // Page 2 of each answer reads a window of two pages, which the cache holds beside page 1's;
-  // symbols add values worked out from a window. A symbol search costs Zoekt several times a code search (each is a few `sym:`
+  // Page 2 of a code search comes from the window page 1 cached; symbols add values worked out
+  // from a window. A symbol search costs Zoekt several times a code search (each is a few `sym:`
   // requests of 10–20 ms over Go's tree), so every fourth word asks for symbols.
   const first = await call('search_code', { query: word, limit: 10, context_lines: i % 3 });
   if (first.next_cursor) await call('search_code', { query: word, limit: 10, context_lines: i % 3, cursor: first.next_cursor });
