@@ -110,8 +110,8 @@ function compareRanked(a: Ranked, b: Ranked): number {
  * file by the matches and atoms it visits and visits nothing under a negation, so every file read
  * comes with the score it has in Q and all of Q's symbols, whichever request brought it.
  *   1. Q, the best `need` files, `need` being the symbols up to the page's end and one more (for
- *      `next_cursor`; a first page also reads for the second, which then comes from the window
- *      cache through the same requests). For an exact name, the last fixed window (2,000 files)
+ *      `next_cursor`; a later page also reads for the page after it, which then comes from the
+ *      window cache through the same requests). For an exact name, the last fixed window (2,000 files)
  *      instead: Zoekt's time for a `sym:` regex is that of evaluating every candidate file,
  *      whatever the window, so reading every definition at once is cheaper than the requests
  *      below (each costs as much again); only past 2,000 files do they follow. A glob has no
@@ -638,9 +638,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     }
     let total: number | undefined;
     if (m.tiers) {
-      // Deep in a walk (past page 2, which the first page's requests serve), where a plan would
-      // read much of the files again for every page, the fixed windows read them all once, and
-      // the window cache serves the pages after it.
+      // Deep in a walk (past page 2), where a plan would read much of the files again for every
+      // page, the fixed windows read them all once, and the window cache serves the pages after it.
       const cached = offset <= limit ? undefined : searcher.peek({ query: m.query });
       const whole = cached !== undefined && cached.exhausted && !cached.stats.stopped;
       if (cached && !whole && need * PLAN_SHARE > cached.stats.fileCount) total = cached.stats.fileCount;

@@ -1,6 +1,6 @@
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { isSpecType, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { isSpecType, ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { serveStdio as serveOnStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { serverFactory, type ServerHost, type ToolHost } from './factory.js';
 import { checkJsonRpcBody, JsonRpcBodyError } from './jsonrpc-body.js';
@@ -27,17 +27,37 @@ export function serveStdio(runtime: StdioHost, streams: { input: Readable; outpu
  */
 function answeringMalformed(input: Readable, output: Writable): Readable {
   const decoder = new StringDecoder('utf8');
+  // The line read so far, while it is short enough to check; past the SDK's own cap on a message
+  // its bytes go through unchecked (`passing`), so that the cap still closes the connection.
   let partial = '';
+  let passing = false;
   const checked = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      const lines = (partial + decoder.write(chunk)).split('\n');
-      partial = lines.pop()!;
-      const kept = lines.filter((line) => {
+      const text = decoder.write(chunk);
+      let out = '';
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+        const piece = text.slice(from, nl + 1);
+        from = nl + 1;
+        if (passing) {
+          out += piece;
+          passing = false;
+          continue;
+        }
+        const line = partial + piece;
+        partial = '';
         const answer = refusal(line);
         if (answer) output.write(`${JSON.stringify(answer)}\n`);
-        return !answer;
-      });
-      callback(null, kept.length ? `${kept.join('\n')}\n` : undefined);
+        else out += line;
+      }
+      const rest = text.slice(from);
+      if (passing) out += rest;
+      else if (partial.length + rest.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+        out += partial + rest;
+        partial = '';
+        passing = true;
+      } else partial += rest;
+      callback(null, out || undefined);
     },
     flush(callback) {
       const rest = partial + decoder.end();
@@ -45,6 +65,8 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
     },
   });
   input.on('error', (err) => checked.destroy(err));
+  // Closed without an end (destroyed): the transport's input ends there too, as it did on stdin.
+  input.once('close', () => setImmediate(() => checked.writableEnded || checked.end()));
   return input.pipe(checked);
 }
 

@@ -165,4 +165,15 @@ describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
     expect(out.find((m) => m.id === 1)).toHaveProperty('result.serverInfo.name', 'zoekt-mcp');
     expect(out.find((m) => m.id === 11)).toHaveProperty('result', {});
   });
+
+  it('a line past the SDK\'s cap on a message (10 MiB), with no end, still closes the connection', async () => {
+    const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdin.on('error', () => undefined);
+    child.stdin.write(`${lineOf(init('2025-06-18'))}\n`);
+    const chunk = 'x'.repeat(64 * 1024);
+    // 12.5 MiB, a newline never sent: the checking of lines must neither hold it nor go quadratic.
+    for (let i = 0; i < 200 && child.exitCode === null; i++) await new Promise((r) => child.stdin.write(chunk, r));
+    expect(await exited).toBe(0);
+  });
 });
