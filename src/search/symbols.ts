@@ -792,8 +792,9 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
   } else {
     // Only the page's names, with the lines around them. A comment that reaches past those lines
     // is read again with more lines around its name: as many as documentationOf reads of a block
-    // comment or a docstring, then enough for a long run of line comments (a few KB, where every
-    // symbol of a large file would be hundreds, and still short of a long comment's start).
+    // comment or a docstring, then enough for a long run of line comments. A few KB: reading every
+    // symbol of the file instead cost hundreds for a large one, and still missed the start of a
+    // comment that no other symbol's lines reached.
     const names = [...new Set(symbols.map((s) => s.name))].map(q.escapeRegex);
     const byName = q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`)));
     byFile = await read(byName, uniqueFiles(symbols));
