@@ -8,6 +8,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           sequence: { groupOrder: 0 },
+          isolate: false,
         },
       },
       {
@@ -22,6 +23,11 @@ export default defineConfig({
           hookTimeout: 60_000,
           // Tests spawn servers; two cores are shared between them and Zoekt.
           maxWorkers: 2,
+          // One module graph per worker, not per file: each file would otherwise load vitest, the SDK
+          // and src/ again (about a second of CPU, 65 times). The files share no mutable module
+          // state: each builds its own runtimes, servers and clients, and none mocks a module, a
+          // timer or the environment (the unit tests neither).
+          isolate: false,
         },
       },
     ],
