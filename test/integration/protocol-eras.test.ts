@@ -25,6 +25,12 @@ import { connectSse, raw, startAdapter, TOKEN, type Adapter } from '../support/h
 import { CLI } from '../support/mcp.js';
 import { PROTOCOL_TOOLS } from '../support/zoekt.js';
 
+/** The Python client's modes, and the revision each must end up speaking. */
+const PY_MODES = [
+  ['auto', '2026-07-28'],
+  ['legacy', '2025-11-25'],
+  ['2026-07-28', '2026-07-28'],
+] as const;
 const NODES = { 20: process.execPath, 22: PROTOCOL_TOOLS.node[22], 24: PROTOCOL_TOOLS.node[24] } as const;
 const MODERN = '2026-07-28';
 const ENVELOPE = {
@@ -71,16 +77,30 @@ async function exercise(client: AnyClient, who: string): Promise<void> {
 type Mode = 'pin' | 'auto' | 'legacy';
 const negotiation = (mode: Mode) => (mode === 'pin' ? { versionNegotiation: { mode: { pin: MODERN } } } : mode === 'auto' ? { versionNegotiation: { mode: 'auto' as const } } : {});
 
-function python(args: string[]): Promise<Record<string, unknown>> {
+type PyScenario = { mode: string } & ({ stdio: string[]; zoekt: string } | { http: string; token?: string });
+type PyOut = Record<string, unknown> & { error?: string };
+
+/** Runs the Python SDK's client through each scenario, in one process (the SDK is imported once). */
+function python(scenarios: PyScenario[]): Promise<PyOut[]> {
   return new Promise((resolve, reject) => {
-    execFile(PROTOCOL_TOOLS.python, [join(import.meta.dirname, '../support/py_client.py'), ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(PROTOCOL_TOOLS.python, [join(import.meta.dirname, '../support/py_client.py'), ...scenarios.map((s) => JSON.stringify(s))], { timeout: 120_000, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>);
+      const outs = stdout.trim().split('\n').slice(-scenarios.length).map((l) => JSON.parse(l) as PyOut);
+      if (outs.length !== scenarios.length) return reject(new Error(`py_client.py answered ${outs.length} of ${scenarios.length} scenarios\n${stderr}`));
+      resolve(outs);
     });
   });
 }
 
-function expectPython(out: Record<string, unknown>, version: string, who: string): void {
+/** A scenario's answers; fails with the client's traceback when it failed. */
+function answered(out: PyOut | undefined): PyOut {
+  if (!out) throw new Error('py_client.py gave no answer');
+  if (out.error) throw new Error(out.error);
+  return out;
+}
+
+function expectPython(out: PyOut | undefined, version: string, who: string): void {
+  out = answered(out);
   expect(out.protocol_version, who).toBe(version);
   const wrap = (r: unknown): Result => ({ isError: (r as { is_error: boolean }).is_error, structuredContent: (r as { structured: Record<string, unknown> }).structured });
   expectAnswers(out.tools as string[], wrap(out.search_code), wrap(out.search_symbols), wrap(out.bad_regex), who);
@@ -90,11 +110,22 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
   const env = () => ({ PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' });
   let open: Adapter;
   let locked: Adapter;
+  /** The Python client's runs (PY_RUNS, in order), started once the servers are up. */
+  let py: Promise<PyOut[]>;
   beforeAll(async () => {
     [open, locked] = await Promise.all([
       startAdapter({ zoektUrl: inject('zoektUrl'), node }),
       startAdapter({ zoektUrl: inject('zoektUrl'), node, env: { ZOEKT_MCP_AUTH_TOKEN: TOKEN } }),
     ]);
+    py = python([
+      { mode: 'auto', http: `${locked.url}/mcp` },
+      ...PY_MODES.flatMap(([mode]) => [
+        { mode, stdio: [node, CLI], zoekt: inject('zoektUrl') },
+        { mode, http: `${locked.url}/mcp`, token: TOKEN },
+      ]),
+    ]);
+    // Each test that reads it reports a failure; this keeps it from being unhandled meanwhile.
+    py.catch(() => undefined);
   });
   afterAll(async () => {
     await Promise.all([open?.stop(), locked?.stop()]);
@@ -154,10 +185,7 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
   });
 
   it('a client without the token is told what to send, in the message clients show', async () => {
-    const failure = await python(['auto', 'http', `${locked.url}/mcp`]).then(
-      () => '',
-      (e: Error) => e.message,
-    );
+    const failure = (await py)[0]?.error ?? '';
     expect(failure).toMatch(/MCPError: UNAUTHORIZED: this server needs the header Authorization: Bearer <token>/);
     const client = new ClientV2({ name: 'v2', version: '1.0.0' }, negotiation('pin'));
     const refused = await client.connect(new HttpV2(new URL(`${locked.url}/mcp`))).then(
@@ -167,13 +195,10 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
     expect(refused).toMatch(/401/);
   });
 
-  it.each([
-    ['auto', MODERN],
-    ['legacy', '2025-11-25'],
-    [MODERN, MODERN],
-  ])('the Python SDK in %s mode, over stdio and Streamable HTTP with a token', async (mode, version) => {
-    expectPython(await python([mode, 'stdio', node, CLI, inject('zoektUrl')]), version, `python ${mode} stdio`);
-    expectPython(await python([mode, 'http', `${locked.url}/mcp`, TOKEN]), version, `python ${mode} http`);
+  it.each(PY_MODES.map(([mode, version], i) => [mode, version, i] as const))('the Python SDK in %s mode, over stdio and Streamable HTTP with a token', async (mode, version, i) => {
+    const outs = await py;
+    expectPython(outs[1 + 2 * i], version, `python ${mode} stdio`);
+    expectPython(outs[2 + 2 * i], version, `python ${mode} http`);
   });
 });
 
@@ -283,15 +308,13 @@ describe('what a 2026 client never pays', () => {
     expect(server.count()).toBe(spawns);
   });
 
-  it.each([
-    ['auto', MODERN],
-    [MODERN, MODERN],
-    ['legacy', '2025-11-25'],
-  ])('stdio: the Python client in %s mode starts the server once', async (mode, version) => {
-    const server = countingServer(mkdtempSync(join(dir, 'py-')), process.execPath);
-    const out = await python([mode, 'stdio', server.command, '-', inject('zoektUrl')]);
-    expect(out.protocol_version).toBe(version);
-    expect(server.count()).toBe(1);
+  it('stdio: the Python client starts the server once in each mode', async () => {
+    const servers = PY_MODES.map(() => countingServer(mkdtempSync(join(dir, 'py-')), process.execPath));
+    const outs = await python(PY_MODES.map(([mode], i) => ({ mode, stdio: [servers[i]!.command], zoekt: inject('zoektUrl') })));
+    PY_MODES.forEach(([mode, version], i) => {
+      expect(answered(outs[i]).protocol_version, mode).toBe(version);
+      expect(servers[i]!.count(), mode).toBe(1);
+    });
   });
 
   it('Streamable HTTP: auto probes once with server/discover and never falls back to initialize', async () => {
