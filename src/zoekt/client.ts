@@ -4,20 +4,17 @@
  * ToolError at the place where its cause is known.
  */
 import type { Agent } from 'undici';
-
-type Undici = typeof import('undici');
-let undici: Undici | undefined;
-let loadingUndici: Promise<Undici> | undefined;
-/** undici loads with the first request: starting and answering tools/list do not wait for it. */
-const loadUndici = (): Promise<Undici> => (loadingUndici ??= importCommonJs(import('undici')).then((m) => (undici = m)));
 import pRetry, { AbortError } from 'p-retry';
-import { importCommonJs } from '../cjs.js';
 import { deadlineWithin } from '../deadline.js';
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { checkSentQuery } from './query-bounds.js';
 import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
+import { loadUndici, type Undici } from './undici.js';
+
+/** Set once the first request has loaded it (a failure before that cannot be one of its errors). */
+let undici: Undici | undefined;
 import {
   decodeListReply,
   decodeSearch,
@@ -188,7 +185,7 @@ export class ZoektClient {
   private dispatcher(): Promise<Agent> {
     return (this.agent ??= loadUndici().then(
       (u) =>
-        new u.Agent({
+        new (undici = u).Agent({
           keepAliveTimeout: 30_000,
           connections: 32,
           connect: { timeout: this.connectTimeoutMs },
@@ -298,9 +295,8 @@ export class ZoektClient {
     const budget = deadline - Date.now();
     try {
       const dispatcher = await this.dispatcher();
-      const res = await undici!.request(url, {
+      const res = await undici!.request(dispatcher, url, {
         method: 'GET',
-        dispatcher,
         signal: combine(signal, deadline),
       });
       const body = await res.body.text();
@@ -369,9 +365,8 @@ export class ZoektClient {
     const started = performance.now();
     try {
       const dispatcher = await this.dispatcher();
-      const res = await undici!.request(url, {
+      const res = await undici!.request(dispatcher, url, {
         method: 'POST',
-        dispatcher,
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(payload),
         signal: combine(signal, deadline),

@@ -1,0 +1,35 @@
+/**
+ * The parts of undici the Zoekt client uses: a connection pool per origin (Agent), a request sent
+ * through it, and undici's error classes. undici's index loads all of undici (fetch, WebSocket,
+ * cookies, caches, mocks), and its fetch part loads Node's own copy of undici besides: about
+ * 70 ms of a server's first call against 25 for these three files (bench/README.md, "Start-up").
+ * undici has no `exports` map, so its files are reachable by path; the paths are those of the
+ * version package-lock.json pins, and test/unit/undici.test.ts sends a request through them.
+ */
+import type { Agent, Dispatcher, errors } from 'undici';
+
+/** A CommonJS file's exports: `default` from Node's loader and from a bundle's lazy chunk alike. */
+const exportsOf = async <T>(loading: Promise<{ default: T }>): Promise<T> => (await loading).default;
+
+export interface Undici {
+  Agent: typeof Agent;
+  /** A request through `dispatcher`; `url` gives its origin and path. */
+  request(dispatcher: Dispatcher, url: URL, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>): Promise<Dispatcher.ResponseData>;
+  errors: typeof errors;
+}
+
+let loading: Promise<Undici> | undefined;
+
+/** Loads the parts once, with the first request: starting and answering tools/list do not wait for them. */
+export function loadUndici(): Promise<Undici> {
+  return (loading ??= Promise.all([
+    exportsOf(import('undici/lib/dispatcher/agent.js')),
+    exportsOf(import('undici/lib/api/index.js')),
+    exportsOf(import('undici/lib/core/errors.js')),
+  ]).then(([agent, api, errs]) => ({
+    Agent: agent,
+    // What undici's index does for its own request(): the URL split into origin and path.
+    request: (dispatcher, url, opts) => api.request.call(dispatcher, { ...opts, origin: url.origin, path: `${url.pathname}${url.search}` }),
+    errors: errs,
+  })));
+}
