@@ -17,7 +17,7 @@ import { allIndexed, gitIn, spawnServe, supervisorGone, supervisorStatus, waitFo
 import { call, ok } from '../support/mcp.js';
 import { FIXTURES } from '../support/zoekt.js';
 
-const KEEP_MS = 1500;
+const KEEP_MS = 400;
 let work: string;
 let data: string;
 const dirs: Record<string, string> = {};
