@@ -15,14 +15,14 @@ const BUDGET_MB = 8;
 describe('window cache budget in heap bytes', () => {
   it('keeps the heap within the budget over thousands of distinct windows, counting what the heap really holds', async () => {
     const { stdout } = await run(process.execPath, ['--expose-gc', join(ROOT, 'test/support/window-heap.mjs')], {
-      env: { ...process.env, ZOEKT_URL: inject('goZoektUrl'), SRC_ROOT: inject('goSrcRoot'), BUDGET_MB: String(BUDGET_MB), CALLS: '3000' },
+      env: { ...process.env, ZOEKT_URL: inject('goZoektUrl'), SRC_ROOT: inject('goSrcRoot'), BUDGET_MB: String(BUDGET_MB), CALLS: '2000' },
       timeout: 600_000,
       maxBuffer: 1 << 20,
     });
     const r = JSON.parse(stdout) as { budget: number; calls: number; grown: number; held: number; counted: number; left: Record<string, number> };
     const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
     console.log(`window cache: ${r.calls} calls, counted ${mib(r.counted)}, holding ${mib(r.held)}, heap grew ${mib(r.grown)} over the run (${mib(r.grown - r.held)} outside the cache: ${JSON.stringify(r.left)}), budget ${mib(r.budget)}`);
-    expect(r.calls).toBeGreaterThanOrEqual(3000);
+    expect(r.calls).toBeGreaterThanOrEqual(2000);
     // The run fills the cache, so the bound is what keeps the heap in check.
     expect(r.counted).toBeGreaterThan(0.8 * r.budget);
     expect(r.counted).toBeLessThanOrEqual(r.budget);
