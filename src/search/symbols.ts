@@ -415,6 +415,11 @@ interface Matcher {
    * common in names (`string`, `read`) cannot crowd out the files of a rarer one (`split`).
    */
   alsoQueries?: string[];
+  /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
+  windows?: readonly number[];
+  wordWindow?: number;
+  /** Why the candidates were cut, when they were: candidatesBound() unless said. */
+  bound?: () => { reason: string; hint: string };
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
   memoKey: string;
   rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
@@ -511,6 +516,23 @@ function contextWords(symbol: SymbolResult): { near: string[]; around: string[] 
   return { near: [symbol.parent ?? '', parts.pop() ?? ''], around: [file] };
 }
 
+/**
+ * The files a description reads: the best 200 of all its words and the best 100 of each word.
+ * Zoekt ranks files with names that hold more of the words first, and the best definitions are
+ * among those; on Go's tree 500 and then 2,000 files found the same answers at 1 and at 3 for the
+ * 22 descriptions of test/integration/describe-symbols.test.ts, at 1.5 to 2 times the time
+ * (bench/README.md, "search_symbols by description"). 100 and 50 lost four of them.
+ */
+const DESCRIPTION_WINDOWS = [200] as const;
+const DESCRIPTION_WORD_WINDOW = 100;
+
+function descriptionBound(): { reason: string; hint: string } {
+  return {
+    reason: `more than ${DESCRIPTION_WINDOWS[0]} files have names with these words; the symbols of the best-ranked ${DESCRIPTION_WINDOWS[0]}, and of the best ${DESCRIPTION_WORD_WINDOW} for each word, were read`,
+    hint: 'Add a word the names would have, or kinds, languages or paths.',
+  };
+}
+
 /** How many tenths of coverage a definition in a test or an example counts less. */
 const TEST_TIERS = 5;
 
@@ -526,7 +548,10 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
   return {
     query: queryOf(words),
     ...(words.length > 1 ? { alsoQueries: words.map((w) => queryOf([w])) } : {}),
+    windows: DESCRIPTION_WINDOWS,
+    wordWindow: DESCRIPTION_WORD_WINDOW,
     memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
+    bound: descriptionBound,
     rank(symbol, _scope, fileScore) {
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
       const { near, around } = contextWords(symbol);
@@ -653,19 +678,20 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     // of all words, each with its symbols of that word: once all of those are read, the words
     // add nothing. So they are asked for only when the files of all words run past the windows
     // (at the same time as the last window when its count says so).
-    const words = (m.alsoQueries ?? []).map((query) => () => searcher.window({ query, size: FILE_WINDOWS[0]!, signal, fresh }));
+    const windows = m.windows ?? FILE_WINDOWS;
+    const words = (m.alsoQueries ?? []).map((query) => () => searcher.window({ query, size: m.wordWindow ?? FILE_WINDOWS[0]!, signal, fresh }));
     let asked: Promise<Window[]> | undefined;
     const askWords = () => (asked ??= Promise.all(words.map((w) => w())));
     const main = await candidateFiles(searcher, m.query, fresh, signal, total, (w) => {
-      if (words.length && (w.stats.stopped || w.stats.fileCount >= FILE_WINDOWS[FILE_WINDOWS.length - 1]!)) void askWords().catch(() => undefined);
-    });
+      if (words.length && (w.stats.stopped || w.stats.fileCount >= windows[windows.length - 1]!)) void askWords().catch(() => undefined);
+    }, windows);
     const { files, window } = main;
     const more = words.length && (asked || !window.exhausted || window.stats.stopped) ? await askWords() : [];
     const whole = (out: Ranked[]): Ranking => ({
       ranked: out,
       exact: out.length,
       complete: window.exhausted && !window.stats.stopped,
-      partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : candidatesBound()),
+      partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : (m.bound ?? candidatesBound)()),
       hadCandidates: files.length > 0 || more.some((w) => w.files.length > 0),
     });
     // Each symbol once.

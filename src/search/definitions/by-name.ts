@@ -154,10 +154,11 @@ export async function candidateFiles(
   total?: number,
   /** Told each window that ends before the files do, before the next one is asked for. */
   onShort?: (w: Window) => void,
+  windows: readonly number[] = FILE_WINDOWS,
 ): Promise<{ files: FileHit[]; window: Window }> {
   let window: Window | undefined;
-  for (const size of FILE_WINDOWS) {
-    if (total !== undefined && total >= size && size !== FILE_WINDOWS[FILE_WINDOWS.length - 1]) continue;
+  for (const size of windows) {
+    if (total !== undefined && total >= size && size !== windows[windows.length - 1]) continue;
     window = await searcher.window({ query, size, signal, fresh });
     if (window.exhausted) break;
     onShort?.(window);

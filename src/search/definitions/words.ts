@@ -173,6 +173,25 @@ export function relatedWords(words: readonly string[], relatedTo: (word: string)
 }
 
 /**
+ * The concepts of an identifier's words, remembered: a description search weighs thousands of
+ * symbols whose names, parents, folders and file names repeat, and splitting a name into words
+ * (Unicode-aware regular expressions) and stemming them was most of its own time.
+ */
+const CONCEPTS = new Map<string, readonly string[]>();
+const CONCEPTS_KEPT = 50_000;
+
+function conceptsOfText(text: string): readonly string[] {
+  let concepts = CONCEPTS.get(text);
+  if (concepts === undefined) {
+    // Forgotten all at once when full: what one search needs again comes back at once.
+    if (CONCEPTS.size >= CONCEPTS_KEPT) CONCEPTS.clear();
+    concepts = identifierWords(text).map(concept);
+    CONCEPTS.set(text, concepts);
+  }
+  return concepts;
+}
+
+/**
  * How much of the description `name` covers, with the words of `near` (its parent, its folder:
  * `url.Parse`, `Server.ListenAndServe`) counting in full and those of `around` (its file's name)
  * counting half: the share of the description's concepts covered, and which words of the
@@ -188,7 +207,7 @@ export function coverage(
   around: readonly string[] = [],
   related: ReadonlyMap<string, readonly string[]> = new Map(),
 ): { score: number; matched: string[]; extra: number; named: boolean } {
-  const conceptsOf = (texts: readonly string[]) => new Set(texts.flatMap((t) => identifierWords(t).map(concept)));
+  const conceptsOf = (texts: readonly string[]) => new Set(texts.flatMap(conceptsOfText));
   const own = conceptsOf([name]);
   const close = conceptsOf(near);
   const far = conceptsOf(around);
