@@ -418,6 +418,8 @@ interface Matcher {
   /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
   windows?: readonly number[];
   wordWindow?: number;
+  /** alsoQueries are asked beside query, not after it came back short. */
+  wordsAtOnce?: boolean;
   /** Why the candidates were cut, when they were: candidatesBound() unless said. */
   bound?: () => { reason: string; hint: string };
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
@@ -545,11 +547,15 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
     return q.render(q.and(...parts));
   };
+  const alone = words.some((w) => findable(w, related)) ? words.filter((w) => findable(w, related)) : words;
   return {
     query: queryOf(words),
-    ...(words.length > 1 ? { alsoQueries: words.map((w) => queryOf([w])) } : {}),
+    // One query per word that Zoekt finds by its trigrams (the others are left out of every query
+    // but one of them alone).
+    ...(alone.length > 1 ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
+    wordsAtOnce: true,
     memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
     bound: descriptionBound,
     rank(symbol, _scope, fileScore) {
@@ -590,7 +596,23 @@ export function descriptionSymbols(words: readonly string[], related: ReadonlyMa
       literals.add(spelling.toUpperCase());
     }
   }
-  return q.or(...[...literals].map((l) => q.sym(q.escapeRegex(l))));
+  // The short ones are still weighed in the ranking, in the names the others find.
+  const sent = [...literals].some(hasTrigram) ? [...literals].filter(hasTrigram) : [...literals];
+  return q.or(...sent.map((l) => q.sym(q.escapeRegex(l))));
+}
+
+/**
+ * Zoekt finds a literal through its trigrams; one of fewer than three characters has none and
+ * is looked for in every symbol of every file: `sym:"64"` (of "base64") took 100–200 ms over Go's
+ * tree, where a literal with trigrams takes 10–40.
+ */
+function hasTrigram(literal: string): boolean {
+  return literal.length >= 3;
+}
+
+/** Whether a word (or a word related to it) has a spelling Zoekt can find by its trigrams. */
+function findable(word: string, related: ReadonlyMap<string, readonly string[]>): boolean {
+  return [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w)).some(hasTrigram);
 }
 
 /** The words of a description, or why it has none that can be searched for. */
@@ -682,6 +704,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     const words = (m.alsoQueries ?? []).map((query) => () => searcher.window({ query, size: m.wordWindow ?? FILE_WINDOWS[0]!, signal, fresh }));
     let asked: Promise<Window[]> | undefined;
     const askWords = () => (asked ??= Promise.all(words.map((w) => w())));
+    if (m.wordsAtOnce && words.length) void askWords().catch(() => undefined);
     const main = await candidateFiles(searcher, m.query, fresh, signal, total, (w) => {
       if (words.length && (w.stats.stopped || w.stats.fileCount >= windows[windows.length - 1]!)) void askWords().catch(() => undefined);
     }, windows);

@@ -3,6 +3,8 @@ import { ToolError } from '../../src/errors.js';
 import { normalizeKind, parseKinds } from '../../src/search/vocab/kinds.js';
 import { parseName, wordRegex } from '../../src/search/definitions/by-name.js';
 import { definesAt } from '../../src/search/definitions/symbol.js';
+import { descriptionSymbols } from '../../src/search/symbols.js';
+import { render } from '../../src/zoekt/query.js';
 import { toolErrorOf } from '../support/refusals.js';
 
 const matches = (re: string, s: string) => new RegExp(re).test(s);
@@ -160,5 +162,28 @@ describe('definesAt', () => {
     expect(definesAt('x = f٣(1)', 'f')).toBe(true);
     // An empty name is never spelled out: kept, as any tag the line does not show.
     expect(definesAt('a=(b', '')).toBe(true);
+  });
+});
+
+describe('descriptionSymbols', () => {
+  const sent = (words: string[], related = new Map<string, string[]>()) => render(descriptionSymbols(words, related));
+
+  it('asks for every spelling of each word and of its related words', () => {
+    const q = sent(['read'], new Map([['read', ['interpret']]]));
+    for (const l of ['read', 'Read', 'READ', 'interpret', 'Interpret', 'INTERPRET']) expect(q).toContain(`sym:"${l}"`);
+  });
+
+  it('leaves out literals Zoekt has no trigram for while others can be found by theirs', () => {
+    const q = sent(['base', '64', 'encode']);
+    expect(q).not.toContain('sym:"64"');
+    expect(q).toContain('sym:"Encod"');
+    // The database group's short spelling goes; its long one stays.
+    expect(sent(['database'])).not.toContain('sym:"db"');
+    expect(sent(['database'])).toContain('sym:"databas"');
+  });
+
+  it('keeps short literals when they are all there is', () => {
+    expect(sent(['io'])).toContain('sym:"io"');
+    expect(sent(['64'])).toContain('sym:"64"');
   });
 });
