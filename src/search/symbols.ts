@@ -519,14 +519,16 @@ function contextWords(symbol: SymbolResult): { near: string[]; around: string[] 
 }
 
 /**
- * The files a description reads: the best 200 of all its words and the best 100 of each word.
+ * The files a description reads: the best 200 of all its words and the best 200 of each word.
  * Zoekt ranks files with names that hold more of the words first, and the best definitions are
- * among those; on Go's tree 500 and then 2,000 files found the same answers at 1 and at 3 for the
- * 22 descriptions of test/integration/describe-symbols.test.ts, at 1.5 to 2 times the time
- * (bench/README.md, "search_symbols by description"). 100 and 50 lost four of them.
+ * among those. For the 22 descriptions of test/integration/describe-symbols.test.ts this finds
+ * the same answers at 1 and at 3 as 500 and then 2,000 files (and 500 of each word) did, over
+ * Go's tree and over the four trees of bench/fetch-plan.sh, in a third to two thirds of the time
+ * (bench/README.md, "search_symbols by description"). 100 of each word lost two of them over the
+ * four trees, a rare word's files crowded out by a common one's.
  */
 const DESCRIPTION_WINDOWS = [200] as const;
-const DESCRIPTION_WORD_WINDOW = 100;
+const DESCRIPTION_WORD_WINDOW = 200;
 
 function descriptionBound(): { reason: string; hint: string } {
   return {
@@ -589,16 +591,21 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
  */
 export function descriptionSymbols(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): q.QueryPart {
   const literals = new Set<string>();
+  const short = new Set<string>();
   for (const word of words) {
-    for (const spelling of [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w))) {
-      literals.add(spelling.toLowerCase());
-      literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
-      literals.add(spelling.toUpperCase());
+    for (const w of [word, ...(related.get(word) ?? [])]) {
+      const forms = spellings(w);
+      for (const spelling of forms) {
+        // A short word of its own (`64`, `io`) is left to the ranking, in the names the other
+        // words find; a short spelling of a longer word (`db`, `fn`) is how names write it.
+        const into = !hasTrigram(spelling) && forms.length === 1 ? short : literals;
+        into.add(spelling.toLowerCase());
+        into.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
+        into.add(spelling.toUpperCase());
+      }
     }
   }
-  // The short ones are still weighed in the ranking, in the names the others find.
-  const sent = [...literals].some(hasTrigram) ? [...literals].filter(hasTrigram) : [...literals];
-  return q.or(...sent.map((l) => q.sym(q.escapeRegex(l))));
+  return q.or(...[...(literals.size ? literals : short)].map((l) => q.sym(q.escapeRegex(l))));
 }
 
 /**

@@ -173,13 +173,15 @@ describe('descriptionSymbols', () => {
     for (const l of ['read', 'Read', 'READ', 'interpret', 'Interpret', 'INTERPRET']) expect(q).toContain(`sym:"${l}"`);
   });
 
-  it('leaves out literals Zoekt has no trigram for while others can be found by theirs', () => {
+  it('leaves a short word of its own to the ranking while other words can be found by their trigrams', () => {
     const q = sent(['base', '64', 'encode']);
     expect(q).not.toContain('sym:"64"');
     expect(q).toContain('sym:"Encod"');
-    // The database group's short spelling goes; its long one stays.
-    expect(sent(['database'])).not.toContain('sym:"db"');
-    expect(sent(['database'])).toContain('sym:"databas"');
+  });
+
+  it('keeps the short spelling of a longer word: names write it that way', () => {
+    const q = sent(['database', 'connection']);
+    for (const l of ['db', 'DB', 'Db', 'databas', 'conn']) expect(q).toContain(`sym:"${l}"`);
   });
 
   it('keeps short literals when they are all there is', () => {
