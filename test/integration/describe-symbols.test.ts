@@ -5,7 +5,7 @@
  * design this feature comes from: "database connection handling" over Python and Go finds
  * connect_to_database first. Also `::name` for globals and the substring fallback for a bare name.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -29,30 +29,10 @@ interface Out {
 /** A definition a person would accept: its name, and the folder it lives in. */
 type Accept = [name: string, dir: RegExp];
 
-const GO_SET: [string, Accept[]][] = [
-  ['parse url', [['Parse', /^net\/url\//], ['ParseRequestURI', /^net\/url\//]]],
-  ['listen and serve http', [['ListenAndServe', /^net\/http\//]]],
-  ['split string by separator', [['Split', /^(strings|bytes)\//], ['SplitN', /^(strings|bytes)\//], ['SplitAfter', /^(strings|bytes)\//], ['SplitSeq', /^(strings|bytes)\//]]],
-  ['trim space', [['TrimSpace', /^(strings|bytes)\//]]],
-  ['sort slice', [['Slice', /^sort\//], ['SliceStable', /^sort\//], ['Sort', /^slices\//]]],
-  ['sha256 sum', [['Sum256', /^crypto\/sha256\//], ['Sum', /^crypto\/sha256\//]]],
-  ['base64 encode to string', [['EncodeToString', /^encoding\/base64\//]]],
-  ['gzip reader', [['NewReader', /^compress\/gzip\//], ['Reader', /^compress\/gzip\//]]],
-  ['json marshal indent', [['MarshalIndent', /^encoding\/json\//]]],
-  ['read file', [['ReadFile', /^(os|io\/fs|io\/ioutil)\//]]],
-  ['walk directory', [['WalkDir', /^(path\/filepath|io\/fs)\//], ['Walk', /^path\/filepath\//]]],
-  ['dial tcp', [['DialTCP', /^net\//], ['Dial', /^net\//]]],
-  ['new request with context', [['NewRequestWithContext', /^net\/http\//]]],
-  ['escape html string', [['EscapeString', /^html\//], ['HTMLEscapeString', /^(text|html)\/template\//]]],
-  ['parse duration', [['ParseDuration', /^time\//]]],
-  ['quote string', [['Quote', /^strconv\//], ['QuoteToASCII', /^strconv\//]]],
-  ['temporary directory', [['MkdirTemp', /^os\//], ['TempDir', /^os\//]]],
-  ['lookup environment variable', [['LookupEnv', /^os\//], ['Getenv', /^os\//]]],
-  ['compile regexp', [['Compile', /^regexp\//], ['MustCompile', /^regexp\//]]],
-  ['unmarshal json', [['Unmarshal', /^encoding\/json\//]]],
-  ['close idle connections', [['CloseIdleConnections', /^net\/http\//]]],
-  ['decode utf8 rune', [['DecodeRune', /^unicode\/utf8\//], ['DecodeRuneInString', /^unicode\/utf8\//]]],
-];
+/** The set: test/support/describe-go.json (bench/describe.mjs times it). */
+const GO_SET: [string, Accept[]][] = (JSON.parse(readFileSync(join(import.meta.dirname, '../support/describe-go.json'), 'utf8')) as { descriptions: { description: string; accept: [string, string][] }[] }).descriptions.map(
+  ({ description, accept }) => [description, accept.map(([name, dir]) => [name, new RegExp(dir)] as Accept)],
+);
 
 describe('descriptions over Go\'s source tree', { timeout: 120_000 }, () => {
   let mcp: Connected;
