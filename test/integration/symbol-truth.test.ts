@@ -61,16 +61,20 @@ function compare(language: string, truth: Declarations, symbols: IndexedSymbol[]
   const ours = symbols.filter((s) => s.language === language && files.has(s.path) && !unparsed.has(s.path));
   const byKey = new Map(ours.map((s) => [at(s), s]));
   const kindOf = (s: IndexedSymbol) => normalizeKind(s.kind, s.language, s.parent ? s.parentKind : undefined) ?? s.kind.toLowerCase();
-  const depthOfOurs = (s: IndexedSymbol) => declared.get(at(s))?.depth ?? depthOf(s);
-  const kinds = [...new Set([...truth.declarations.map((d) => d.kind), ...ours.map(kindOf)])].sort();
+  // Each symbol's key, kind and depth worked out once: the figures below read them per kind and depth.
+  const mine = ours.map((s) => {
+    const key = at(s);
+    return { s, kind: kindOf(s), depth: declared.get(key)?.depth ?? depthOf(s), real: declared.has(key) };
+  });
+  const kinds = [...new Set([...truth.declarations.map((d) => d.kind), ...mine.map((m) => m.kind)])].sort();
   const figures = (kind: string, depth: Depth | 'all'): Figures => {
     const decls = truth.declarations.filter((d) => d.kind === kind && (depth === 'all' || d.depth === depth));
     const hits = decls.flatMap((d) => {
       const s = byKey.get(at(d));
       return s ? [{ d, s }] : [];
     });
-    const returned = ours.filter((s) => kindOf(s) === kind && (depth === 'all' || depthOfOurs(s) === depth));
-    const real = returned.filter((s) => declared.has(at(s))).length;
+    const returned = mine.filter((m) => m.kind === kind && (depth === 'all' || m.depth === depth));
+    const real = returned.filter((m) => m.real).length;
     return {
       kind,
       depth,
