@@ -418,8 +418,6 @@ interface Matcher {
   /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
   windows?: readonly number[];
   wordWindow?: number;
-  /** alsoQueries are asked beside query, not after it came back short. */
-  wordsAtOnce?: boolean;
   /** Why the candidates were cut, when they were: candidatesBound() unless said. */
   bound?: () => { reason: string; hint: string };
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
@@ -552,12 +550,11 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
   const alone = words.some((w) => findable(w, related)) ? words.filter((w) => findable(w, related)) : words;
   return {
     query: queryOf(words),
-    // One query per word that Zoekt finds by its trigrams (the others are left out of every query
-    // but one of them alone).
+    // One query per word Zoekt can find by its trigrams (descriptionSymbols: a word it cannot is in
+    // no query while another word can be found).
     ...(alone.length > 1 ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
-    wordsAtOnce: true,
     memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
     bound: descriptionBound,
     rank(symbol, _scope, fileScore) {
@@ -703,20 +700,16 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
         total = plan.total;
       }
     }
-    // The best files of each word, beside those of all words. Every word's files are among those
-    // of all words, each with its symbols of that word: once all of those are read, the words
-    // add nothing. So they are asked for only when the files of all words run past the windows
-    // (at the same time as the last window when its count says so).
+    // The best files of each word, beside those of all words, asked for at the same time. Every
+    // word's files are among those of all words, each with its symbols of that word: when the
+    // window of all words holds all of them, the words add nothing and their answers are not read.
     const windows = m.windows ?? FILE_WINDOWS;
-    const words = (m.alsoQueries ?? []).map((query) => () => searcher.window({ query, size: m.wordWindow ?? FILE_WINDOWS[0]!, signal, fresh }));
-    let asked: Promise<Window[]> | undefined;
-    const askWords = () => (asked ??= Promise.all(words.map((w) => w())));
-    if (m.wordsAtOnce && words.length) void askWords().catch(() => undefined);
-    const main = await candidateFiles(searcher, m.query, fresh, signal, total, (w) => {
-      if (words.length && (w.stats.stopped || w.stats.fileCount >= windows[windows.length - 1]!)) void askWords().catch(() => undefined);
-    }, windows);
+    const words = (m.alsoQueries ?? []).map((query) => searcher.window({ query, size: m.wordWindow ?? FILE_WINDOWS[0]!, signal, fresh }));
+    const askedWords = Promise.all(words);
+    askedWords.catch(() => undefined);
+    const main = await candidateFiles(searcher, m.query, fresh, signal, total, windows);
     const { files, window } = main;
-    const more = words.length && (asked || !window.exhausted || window.stats.stopped) ? await askWords() : [];
+    const more = words.length && (!window.exhausted || window.stats.stopped) ? await askedWords : [];
     const whole = (out: Ranked[]): Ranking => ({
       ranked: out,
       exact: out.length,

@@ -12,9 +12,6 @@ import { silentLogger } from '../log.js';
 import { checkSentQuery } from './query-bounds.js';
 import { isUnrunnableQuery, queryErrorHint } from './query-errors.js';
 import { loadUndici, type Undici } from './undici.js';
-
-/** Set once the first request has loaded it (a failure before that cannot be one of its errors). */
-let undici: Undici | undefined;
 import {
   decodeListReply,
   decodeSearch,
@@ -27,6 +24,8 @@ import {
 } from './wire.js';
 import type { Metrics } from '../metrics.js';
 
+/** Set once the first request has loaded it (a failure before that cannot be one of its errors). */
+let undici: Undici | undefined;
 
 /** How long a readiness check waits for one backend; /readyz waits this long for each, at once. */
 export const READINESS_TIMEOUT_MS = 5_000;

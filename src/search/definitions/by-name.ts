@@ -152,8 +152,6 @@ export async function candidateFiles(
   signal?: AbortSignal,
   /** How many files match, when an earlier search said: windows too small for them are skipped. */
   total?: number,
-  /** Told each window that ends before the files do, before the next one is asked for. */
-  onShort?: (w: Window) => void,
   windows: readonly number[] = FILE_WINDOWS,
 ): Promise<{ files: FileHit[]; window: Window }> {
   let window: Window | undefined;
@@ -161,7 +159,6 @@ export async function candidateFiles(
     if (total !== undefined && total >= size && size !== windows[windows.length - 1]) continue;
     window = await searcher.window({ query, size, signal, fresh });
     if (window.exhausted) break;
-    onShort?.(window);
   }
   return { files: window!.files, window: window! };
 }
