@@ -420,6 +420,8 @@ interface Matcher {
   wordWindow?: number;
   /** Why the candidates were cut, when they were: candidatesBound() unless said. */
   bound?: () => { reason: string; hint: string };
+  /** Words of a description its queries leave out: no answer is complete without them. */
+  unsearched?: { reason: string; hint: string };
   /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
   memoKey: string;
   rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
@@ -528,10 +530,18 @@ function contextWords(symbol: SymbolResult): { near: string[]; around: string[] 
 const DESCRIPTION_WINDOWS = [200] as const;
 const DESCRIPTION_WORD_WINDOW = 200;
 
-function descriptionBound(): { reason: string; hint: string } {
+function descriptionBound(eachWord: boolean): { reason: string; hint: string } {
   return {
-    reason: `more than ${DESCRIPTION_WINDOWS[0]} files have names with these words; the symbols of the best-ranked ${DESCRIPTION_WINDOWS[0]}, and of the best ${DESCRIPTION_WORD_WINDOW} for each word, were read`,
+    reason: `more than ${DESCRIPTION_WINDOWS[0]} files have names with these words; the symbols of the best-ranked ${DESCRIPTION_WINDOWS[0]}${eachWord ? `, and of the best ${DESCRIPTION_WORD_WINDOW} for each word,` : ''} were read`,
     hint: 'Add a word the names would have, or kinds, languages or paths.',
+  };
+}
+
+/** Why an answer is not complete when numbers of the description were not searched for (descriptionSymbols). */
+function unsearchedNumbers(numbers: readonly string[]): { reason: string; hint: string } {
+  return {
+    reason: `names with only ${numbers.map((n) => `'${n}'`).join(' or ')} of the description's words were not searched for (a number of one or two digits: Zoekt would read every symbol of every file for it); names with the other words were`,
+    hint: `To find names by the number too, search by name with a glob ('*${numbers[0]}*').`,
   };
 }
 
@@ -547,16 +557,19 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
     return q.render(q.and(...parts));
   };
-  const alone = words.some((w) => findable(w, related)) ? words.filter((w) => findable(w, related)) : words;
+  // One query per word Zoekt can find by its trigrams: a short word's own query would read every
+  // symbol of every file (it is in the query of all words, unless it is a number).
+  const alone = words.filter((w) => findable(w, related));
+  const eachWord = alone.length > 1;
+  const unsearched = unsearchedIn(words, related);
   return {
     query: queryOf(words),
-    // One query per word Zoekt can find by its trigrams (descriptionSymbols: a word it cannot is in
-    // no query while another word can be found).
-    ...(alone.length > 1 ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
+    ...(eachWord ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
     memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
-    bound: descriptionBound,
+    bound: () => descriptionBound(eachWord),
+    ...(unsearched.length ? { unsearched: unsearchedNumbers(unsearched) } : {}),
     rank(symbol, _scope, fileScore) {
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
       const { near, around } = contextWords(symbol);
@@ -588,30 +601,41 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
  */
 export function descriptionSymbols(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): q.QueryPart {
   const literals = new Set<string>();
-  const short = new Set<string>();
+  const numbers = new Set<string>();
   for (const word of words) {
-    for (const w of [word, ...(related.get(word) ?? [])]) {
-      const forms = spellings(w);
-      for (const spelling of forms) {
-        // A short word of its own (`64`, `io`) is left to the ranking, in the names the other
-        // words find; a short spelling of a longer word (`db`, `fn`) is how names write it.
-        const into = !hasTrigram(spelling) && forms.length === 1 ? short : literals;
-        into.add(spelling.toLowerCase());
-        into.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
-        into.add(spelling.toUpperCase());
+    for (const spelling of [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w))) {
+      if (unsearchable(spelling)) {
+        numbers.add(spelling);
+        continue;
       }
+      literals.add(spelling.toLowerCase());
+      literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
+      literals.add(spelling.toUpperCase());
     }
   }
-  return q.or(...[...(literals.size ? literals : short)].map((l) => q.sym(q.escapeRegex(l))));
+  return q.or(...[...(literals.size ? literals : numbers)].map((l) => q.sym(q.escapeRegex(l))));
 }
 
 /**
  * Zoekt finds a literal through its trigrams; one of fewer than three characters has none and
  * is looked for in every symbol of every file: `sym:"64"` (of "base64") took 100–200 ms over Go's
- * tree, where a literal with trigrams takes 10–40.
+ * tree, where a literal with trigrams takes 10–40. A number that short is left out of the query
+ * of a description with other words (they find `Base64` or `Int64`; the number still counts in
+ * the ranking); a short word (`ip`, `io`, `os`) is a name's word and is kept.
  */
 function hasTrigram(literal: string): boolean {
   return literal.length >= 3;
+}
+
+function unsearchable(spelling: string): boolean {
+  return !hasTrigram(spelling) && /^\d+$/.test(spelling);
+}
+
+/** The numbers a description's query leaves out (none when nothing else is left to search for). */
+function unsearchedIn(words: readonly string[], related: ReadonlyMap<string, readonly string[]>): string[] {
+  const spelled = words.flatMap((w) => [w, ...(related.get(w) ?? [])]).flatMap((w) => spellings(w));
+  const numbers = spelled.filter(unsearchable);
+  return numbers.length === spelled.length ? [] : [...new Set(numbers)];
 }
 
 /** Whether a word (or a word related to it) has a spelling Zoekt can find by its trigrams. */
@@ -713,8 +737,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     const whole = (out: Ranked[]): Ranking => ({
       ranked: out,
       exact: out.length,
-      complete: window.exhausted && !window.stats.stopped,
-      partial: zoektPartial(window.stats) ?? (window.exhausted ? undefined : (m.bound ?? candidatesBound)()),
+      complete: window.exhausted && !window.stats.stopped && !m.unsearched,
+      partial: zoektPartial(window.stats) ?? (window.exhausted ? m.unsearched : (m.bound ?? candidatesBound)()),
       hadCandidates: files.length > 0 || more.some((w) => w.files.length > 0),
     });
     // Each symbol once.
@@ -753,7 +777,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     emptyHint: async (fetched) =>
       pattern
         ? zeroSymbolHint(searcher, args, pattern, fetched.hadCandidates, await unindexedLanguages(searcher, args), signal)
-        : `No symbol name has any of the words ${JSON.stringify(descriptionWords(args.description!))} (or their usual abbreviations). Try other words for the same thing, fewer filters, or search_code for the words in comments and strings.`,
+        : `No symbol name has any of the words ${JSON.stringify(descriptionWords(args.description!))} (or their usual abbreviations)${matcher.unsearched ? ` searched for (${matcher.unsearched.reason})` : ''}. Try other words for the same thing, fewer filters, or search_code for the words in comments and strings.`,
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   const notIndexed = await skipped;

@@ -12,6 +12,10 @@ import type { Agent, Dispatcher, errors } from 'undici';
 const exportsOf = async <T>(loading: Promise<{ default: T }>): Promise<T> => (await loading).default;
 
 export interface Undici {
+  /**
+   * undici's type says an Agent has request() and stream(); undici's index adds them, so they are
+   * not there when it is not loaded: send with `request` below.
+   */
   Agent: typeof Agent;
   /** A request through `dispatcher`; `url` gives its origin and path. */
   request(dispatcher: Dispatcher, url: URL, opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>): Promise<Dispatcher.ResponseData>;

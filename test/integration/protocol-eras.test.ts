@@ -85,9 +85,13 @@ function python(scenarios: PyScenario[]): Promise<PyOut[]> {
   return new Promise((resolve, reject) => {
     execFile(PROTOCOL_TOOLS.python, [join(import.meta.dirname, '../support/py_client.py'), ...scenarios.map((s) => JSON.stringify(s))], { timeout: 120_000, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`${err.message}\n${stderr}`));
-      const outs = stdout.trim().split('\n').slice(-scenarios.length).map((l) => JSON.parse(l) as PyOut);
-      if (outs.length !== scenarios.length) return reject(new Error(`py_client.py answered ${outs.length} of ${scenarios.length} scenarios\n${stderr}`));
-      resolve(outs);
+      try {
+        const outs = stdout.trim().split('\n').slice(-scenarios.length).map((l) => JSON.parse(l) as PyOut);
+        if (outs.length !== scenarios.length) throw new Error(`py_client.py answered ${outs.length} of ${scenarios.length} scenarios`);
+        resolve(outs);
+      } catch (e) {
+        reject(new Error(`${(e as Error).message}\n${stdout.slice(-2000)}\n${stderr}`));
+      }
     });
   });
 }
@@ -110,7 +114,7 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
   const env = () => ({ PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' });
   let open: Adapter;
   let locked: Adapter;
-  /** The Python client's runs (PY_RUNS, in order), started once the servers are up. */
+  /** The Python client's runs, started once the servers are up: the refused one, then stdio and HTTP for each of PY_MODES. */
   let py: Promise<PyOut[]>;
   beforeAll(async () => {
     [open, locked] = await Promise.all([
@@ -184,6 +188,7 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
     await sse.close();
   });
 
+  // These wait for all seven Python sessions, hence the longer time allowed.
   it('a client without the token is told what to send, in the message clients show', async () => {
     const failure = (await py)[0]?.error ?? '';
     expect(failure).toMatch(/MCPError: UNAUTHORIZED: this server needs the header Authorization: Bearer <token>/);
@@ -193,13 +198,13 @@ describe.each(Object.entries(NODES))('served by Node %s', (major, node) => {
       (e: Error) => e.message,
     );
     expect(refused).toMatch(/401/);
-  });
+  }, 90_000);
 
   it.each(PY_MODES.map(([mode, version], i) => [mode, version, i] as const))('the Python SDK in %s mode, over stdio and Streamable HTTP with a token', async (mode, version, i) => {
     const outs = await py;
     expectPython(outs[1 + 2 * i], version, `python ${mode} stdio`);
     expectPython(outs[2 + 2 * i], version, `python ${mode} http`);
-  });
+  }, 90_000);
 });
 
 describe('the 2026-07-28 wire, raw', () => {

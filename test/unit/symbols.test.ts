@@ -173,10 +173,12 @@ describe('descriptionSymbols', () => {
     for (const l of ['read', 'Read', 'READ', 'interpret', 'Interpret', 'INTERPRET']) expect(q).toContain(`sym:"${l}"`);
   });
 
-  it('leaves a short word of its own to the ranking while other words can be found by their trigrams', () => {
+  it('leaves a number without trigrams to the ranking while other words can be found; keeps short words', () => {
     const q = sent(['base', '64', 'encode']);
     expect(q).not.toContain('sym:"64"');
     expect(q).toContain('sym:"Encod"');
+    // `ip` is a word of names (net.IP, ParseIP): it stays, whatever it costs Zoekt.
+    for (const l of ['ip', 'Ip', 'IP', 'address']) expect(sent(['ip', 'address'])).toContain(`sym:"${l}"`);
   });
 
   it('keeps the short spelling of a longer word: names write it that way', () => {

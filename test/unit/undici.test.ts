@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadUndici } from '../../src/zoekt/undici.js';
 
 describe('undici, loaded by part', () => {
@@ -25,6 +25,9 @@ describe('undici, loaded by part', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    seen.length = 0;
+  });
 
   it('sends a request to the URL\'s path and query through an Agent, and reads the answer', async () => {
     const undici = await loadUndici();
