@@ -601,19 +601,18 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
  */
 export function descriptionSymbols(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): q.QueryPart {
   const literals = new Set<string>();
-  const numbers = new Set<string>();
-  for (const word of words) {
-    for (const spelling of [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w))) {
-      if (unsearchable(spelling)) {
-        numbers.add(spelling);
-        continue;
-      }
-      literals.add(spelling.toLowerCase());
-      literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
-      literals.add(spelling.toUpperCase());
-    }
+  for (const spelling of words.flatMap((w) => formsOf(w, related)).filter((f) => !unsearchable(f))) {
+    literals.add(spelling.toLowerCase());
+    literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
+    literals.add(spelling.toUpperCase());
   }
-  return q.or(...[...(literals.size ? literals : numbers)].map((l) => q.sym(q.escapeRegex(l))));
+  const sent = literals.size ? [...literals] : words.flatMap((w) => formsOf(w, related));
+  return q.or(...[...new Set(sent)].map((l) => q.sym(q.escapeRegex(l))));
+}
+
+/** The spellings a description word is looked for by: its own and those of its related words. */
+function formsOf(word: string, related: ReadonlyMap<string, readonly string[]>): string[] {
+  return [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w));
 }
 
 /**
@@ -633,14 +632,14 @@ function unsearchable(spelling: string): boolean {
 
 /** The numbers a description's query leaves out (none when nothing else is left to search for). */
 function unsearchedIn(words: readonly string[], related: ReadonlyMap<string, readonly string[]>): string[] {
-  const spelled = words.flatMap((w) => [w, ...(related.get(w) ?? [])]).flatMap((w) => spellings(w));
+  const spelled = words.flatMap((w) => formsOf(w, related));
   const numbers = spelled.filter(unsearchable);
   return numbers.length === spelled.length ? [] : [...new Set(numbers)];
 }
 
 /** Whether a word (or a word related to it) has a spelling Zoekt can find by its trigrams. */
 function findable(word: string, related: ReadonlyMap<string, readonly string[]>): boolean {
-  return [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w)).some(hasTrigram);
+  return formsOf(word, related).some(hasTrigram);
 }
 
 /** The words of a description, or why it has none that can be searched for. */
