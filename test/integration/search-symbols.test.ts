@@ -197,6 +197,23 @@ describe('name globs', () => {
     expect(prefix.symbols.map((s) => s.name)).toEqual(['getUser', 'getUserName']);
   });
 
+  it('ranks a glob\'s matches in its own case before those in another case, on every page', async () => {
+    // `server*`: the Go package and the Rust module, then the `Server` structs and class.
+    const all = await symbols({ name: 'server*', limit: 100 });
+    const names = all.symbols.map((s) => s.name);
+    const own = names.filter((n) => n.startsWith('server'));
+    expect(own.length).toBeGreaterThan(0);
+    expect(names.length).toBeGreaterThan(own.length);
+    expect(names.slice(0, own.length)).toEqual(own);
+    expect(all.stats.complete).toBe(true);
+    // A page within the own-case matches says the other spellings are not counted yet.
+    const first = await symbols({ name: 'server*', limit: 1 });
+    expect(first.symbols.map((s) => s.name)).toEqual([names[0]]);
+    expect(first.stats.complete).toBe(false);
+    expect(first.hint).toContain("names that match 'server*' in its own case");
+    expect(first.next_cursor).toBeDefined();
+  });
+
   it('takes a regex when asked', async () => {
     const out = await symbols({ name: '^get(User|Status)$', regex: true, case_sensitive: true });
     expect(where(out)).toEqual(['javaapp/src/main/java/com/acme/UserService.java:42', 'webapp/src/services/UserService.ts:69']);
