@@ -21,6 +21,10 @@ describe('description words', () => {
     expect(descriptionWords('where is the database connection handled?')).toEqual(['database', 'connection', 'handled']);
     expect(descriptionWords('find the retry logic')).toEqual(['retry']);
     expect(descriptionWords('connect and connection')).toEqual(['connect']);
+    // Snowball's function words go; the words names relate things by stay.
+    expect(descriptionWords('parse a string as a semantic version')).toEqual(['parse', 'string', 'semantic', 'version']);
+    expect(descriptionWords('is it greater than theirs')).toEqual(['greater']);
+    expect(descriptionWords('run before each test, not after')).toEqual(['run', 'before', 'each', 'test', 'not', 'after']);
   });
 });
 
@@ -96,6 +100,8 @@ describe('related words (WordNet, src/search/definitions/vocabulary.ts)', () => 
     expect(coverage(words, 'ReadAll', [], [], related)).toMatchObject({ score: 0.75, matched: ['read', 'everything'], named: true });
     expect(coverage(words, 'ReadAll').score).toBe(0.5);
     expect(coverage(words, 'Read', [], [], related).score).toBe(0.5);
-    expect(coverage(['everything'], 'Flush', ['all'], [], related)).toMatchObject({ score: 0.5, named: false });
+    // In the parent, folder or file name a related word does not count (`array` → range met every definition under ranges/).
+    expect(coverage(['everything'], 'Flush', ['all'], ['all'], related)).toMatchObject({ score: 0, matched: [], named: false });
+    expect(coverage(['everything'], 'All', ['all'], [], related)).toMatchObject({ score: 0.5, named: true });
   });
 });

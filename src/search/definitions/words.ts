@@ -73,9 +73,21 @@ const ABBREVIATIONS: readonly (readonly string[])[] = [
   ['handle', 'handler'],
 ];
 
-/** Words a description carries that say nothing about the code it asks for. */
+/**
+ * Words a description carries that say nothing about the code it asks for: those of a request
+ * ("find", "show me", "the logic"), and the pronouns, auxiliaries, conjunctions and degree words
+ * of Snowball's English stop list (snowballstem.org/algorithms/english/stop.txt). Left out of the
+ * latter: the words names are made of, which relate one thing to another (before, after, up,
+ * down, over, under, off, between, once, again, then, more, most, few, other, same, only, not,
+ * no, each, both, until, while, through, during) or ask a question of it (has, have).
+ */
 const STOP_WORDS = new Set(
-  'a an the of for to in on at by with from and or is are be been being it its this that these those where which what who how when do does done where find show me all any some code logic implementation implemented place places thing things one ones there here into out about please should would can could'.split(' '),
+  [
+    'a an the of for to in on at by with from and or is are be been being it its this that these those where which what who how when do does done where find show me all any some code logic implementation implemented place places thing things one ones there here into out about please should would can could',
+    'i my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself itself they them their theirs themselves whom am was were had having did doing ought but if because as further why nor own so than too very such',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 /** Light stemming: enough that handling/handled/handles/handler meet, not a linguist's stemmer. */
@@ -198,7 +210,7 @@ function conceptsOfText(text: string): readonly string[] {
  * `url.Parse`, `Server.ListenAndServe`) counting in full and those of `around` (its file's name)
  * counting half: the share of the description's concepts covered, and which words of the
  * description matched. A word met only through a related word (`related`) counts
- * RELATED_WEIGHT of that. `extra`: the name's own words the description did not ask for, which
+ * RELATED_WEIGHT, and only in the name itself. `extra`: the name's own words the description did not ask for, which
  * tells two names of equal coverage apart (the closer fit has fewer). `named`: whether the name
  * itself has a word of the description or a related one (its parent or file alone is no match).
  */
@@ -223,10 +235,11 @@ export function coverage(
     let weight = weightOf(c);
     let by = c;
     if (weight === 0) {
+      // A related word counts in the name only: in its parent, folder or file name as well, a
+      // loose sense of it met too much (`array` → range met every definition under ranges/).
       for (const r of related.get(w) ?? []) {
         const rc = concept(r);
-        const rw = RELATED_WEIGHT * weightOf(rc);
-        if (rw > weight) [weight, by] = [rw, rc];
+        if (own.has(rc) && RELATED_WEIGHT > weight) [weight, by] = [RELATED_WEIGHT, rc];
       }
     }
     if (weight === 0) continue;
