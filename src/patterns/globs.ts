@@ -74,7 +74,8 @@ function translate(glob: string, what: string, segmentStar: string, segmentOne: 
       checkClass(body, glob, what);
       // Inside a class only \ ] [ ^ need escaping for RE2; '-' keeps its range meaning.
       const cls = body.replace(/[\\\]\[^]/g, '\\$&');
-      out += `[${negate ? '^' : ''}${cls}]`;
+      // In a path, as in gitignore, a negated class does not match the `/` between segments.
+      out += `[${negate ? (segmentStar === '[^/]*' ? '^/' : '^') : ''}${cls}]`;
       i = close;
     } else {
       out += escapeChar(c);
@@ -89,8 +90,15 @@ export function pathGlobToRegex(glob: string): string {
   if (g === '' || g === '/') throw invalidArgument('an empty path glob', "Give a glob such as '*.ts', 'src/', or 'src/**/*.go'.");
   const directory = g.endsWith('/');
   let body = directory ? g.slice(0, -1) : g;
+  // `**/x` is `x` at any depth, which is what `x` without a `/` means.
+  if (body.startsWith('**/') && !body.slice(3).includes('/')) body = body.slice(3);
   const anchored = body.startsWith('/') || body.includes('/');
   if (body.startsWith('/')) body = body.slice(1);
+  // `*.h` is any path that ends in `.h`: with nothing after the `*` that can match a `/` (no
+  // class, no `**`), `(?:^|/)[^/]*` adds nothing, and Zoekt matched it against every file name
+  // at half the speed (`type:filename file:"(?:^|/)[^/]*\.h$"` 31 ms over the benchmark
+  // corpus's 21,302 files, `\.h$` 16 ms).
+  if (!anchored && !directory && /^\*[^*[\\]/.test(body) && !/[[\\]|\*\*/.test(body)) return `${translate(body.slice(1), 'path glob', '[^/]*', '[^/]')}$`;
   const re = translate(body, 'path glob', '[^/]*', '[^/]');
   const prefix = anchored ? '^' : '(?:^|/)';
   return directory ? `${prefix}${re}/` : `${prefix}${re}$`;

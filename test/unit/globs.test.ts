@@ -16,6 +16,8 @@ describe('pathGlobToRegex', () => {
     ['test/', ['test/a.ts', 'pkg/test/b.ts'], ['tests/a.ts', 'test.ts']],
     ['src/**/*.ts', ['src/a.ts', 'src/x/y/b.ts'], ['lib/src/a.ts', 'src/a.tsx']],
     ['**/*.test.ts', ['a.test.ts', 'src/x/a.test.ts'], ['a.test.tsx', 'atest.ts']],
+    ['**/Makefile', ['Makefile', 'a/b/Makefile'], ['xMakefile', 'Makefile/x']],
+    ['**/', ['a/b'], []],
     ['*.test.ts', ['a.test.ts', 'deep/a.test.ts'], ['a.testXts', 'a.test.ts.map']],
     ['a.b', ['a.b', 'x/a.b'], ['aXb', 'a.bc']],
     ['find%user', ['find%user'], ['findXuser']],
@@ -27,11 +29,28 @@ describe('pathGlobToRegex', () => {
     ['src/*/index.ts', ['src/a/index.ts'], ['src/a/b/index.ts']],
     ['docs/ünïcødé.md', ['docs/ünïcødé.md'], ['docs/unicode.md']],
     ['\\*.md', ['*.md'], ['a.md']],
+    // A leading `*` and nothing after it that can match a `/`: the path's end alone.
+    ['*_test.go', ['a_test.go', '_test.go', 'x/y/a_test.go'], ['a_test.gox', 'a_test/go', 'x_test.go/y']],
+    ['*foo*bar', ['foobar', 'x/afooxbar'], ['x/foo/bar', 'foo/xbar', 'foobarx']],
+    ['*?.js', ['a.js', 'x/ab.js'], ['.js', 'x/.js']],
+    ['*[!x].h', ['a.h', 'd/ab.h'], ['x.h', 'a/.h', '.h']],
+    ['*', ['a', 'x/y'], []],
   ];
   it.each(cases)('%s', (glob, yes, no) => {
     const re = pathGlobToRegex(glob);
     for (const p of yes) expect(matches(re, p), `${glob} should match ${p} (${re})`).toBe(true);
     for (const p of no) expect(matches(re, p), `${glob} should not match ${p} (${re})`).toBe(false);
+  });
+
+  it('sends a leading-star glob as the end of the path, which Zoekt matches twice as fast', () => {
+    expect(pathGlobToRegex('*.h')).toBe('\\.h$');
+    expect(pathGlobToRegex('*foo*bar')).toBe('foo[^/]*bar$');
+    // A class may match a `/`, and `**` does: those keep the segment's start.
+    expect(pathGlobToRegex('*[!x].h')).toBe('(?:^|/)[^/]*[^/x]\\.h$');
+    expect(pathGlobToRegex('**.h')).toBe('(?:^|/).*\\.h$');
+    // `**/x` is `x` at any depth.
+    expect(pathGlobToRegex('**/*.test.ts')).toBe('\\.test\\.ts$');
+    expect(pathGlobToRegex('**/Makefile')).toBe('(?:^|/)Makefile$');
   });
 
   it('rejects empty globs and unclosed classes with INVALID_ARGUMENT', () => {
