@@ -22,7 +22,7 @@ import { indexAgeField } from './vocab/freshness.js';
 import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
 import { clip, fewer, fitToBudget, lessOne, MAX_LINE_CHARS, shorterLines, truncatedField, type Budget } from './engine/budget.js';
-import { buildSymbolQuery, candidateFiles, parseName, wordRegex } from './definitions/by-name.js';
+import { buildSymbolQuery, candidateFiles, definitionsQuery, parseName, wordRegex } from './definitions/by-name.js';
 import { compareProminent, markTwins, prominence, twinKey, type Prominent } from './definitions/prominence.js';
 import { IDENTIFIER_CHAR, symbolsOf, type SymbolResult } from './definitions/symbol.js';
 
@@ -174,7 +174,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
 
   const filters: SharedFilters = { repos: args.repos, paths: args.paths, exclude_paths: args.exclude_paths, languages: args.languages, exclude_languages: args.exclude_languages, source_code_only: args.source_code_only };
   // Definitions are listed by path and line, not by score.
-  const definitionsQuery = buildSymbolQuery({ ...filters, case_sensitive: true, include_vendored: true }, pattern);
+  const definitionsSearch = definitionsQuery(filters, pattern);
   const usagesQuery = q.render(q.and(q.caseMode('yes'), q.content(wordRegex(pattern.member)), ...filterParts(filters)));
 
   let definitionSymbols: SymbolResult[] = [];
@@ -214,7 +214,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
       const startLine = position % LINES_PER_FILE;
       // Both questions go to Zoekt at once; which usages count depends on the definitions.
       const [candidates, firstStep] = await Promise.all([
-        candidateFiles(searcher, definitionsQuery, offset === 0, signal),
+        candidateFiles(searcher, definitionsSearch, offset === 0, signal),
         walkFiles(searcher, walk, startFile, FILES_PER_STEP),
       ]);
 
@@ -308,7 +308,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
   const make = (s: Record<ReferenceDial, number>, truncated: ReferenceOutput['truncated']): ReferenceOutput => {
     const out: ReferenceOutput = {
       symbol,
-      zoekt_queries: { definitions: searcher.confine(definitionsQuery), usages: searcher.confine(usagesQuery) },
+      zoekt_queries: { definitions: searcher.confine(definitionsSearch), usages: searcher.confine(usagesQuery) },
       definitions: definitions.slice(0, s.definitions).map((d) => ({ ...d, text: clip(d.text, d.column, s.line_chars) })),
       usages: page.items.slice(0, s.results).map((u) => shownUsage(u, s.context_lines, s.line_chars)),
       stats,

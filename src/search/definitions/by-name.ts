@@ -133,6 +133,22 @@ export function buildSymbolQuery(args: SymbolQueryArgs, pattern: NamePattern): s
 }
 
 /**
+ * find_references' query for an identifier's definitions: the name in its case, in any file,
+ * vendored too. Zoekt runs a `sym:` regex on every symbol of every file that holds the name's
+ * text; with the name beside it as a `sym:` literal, which it checks first, only on the files
+ * where a symbol holds it: `join` over the benchmark corpus took 21 ms, 10 with it, and `malloc`
+ * 34 and 10 (bench/README.md, "The fetch plan"). Zoekt then also sends the symbols that merely
+ * hold the name (`joinPath`), which find_references leaves out by name; more bytes for a name
+ * many files define (`Close`: 173 KB, 310 with it), which search_symbols, reading those files
+ * whole, does not take. A qualified name already reads few files (its type is a filter).
+ */
+export function definitionsQuery(filters: SharedFilters, pattern: NamePattern): string {
+  const query = buildSymbolQuery({ ...filters, case_sensitive: true, include_vendored: true }, pattern);
+  const literal = !pattern.parent && !pattern.glob && pattern.member.length >= 3 ? pattern.member : undefined;
+  return literal === undefined ? query : `${query} ${q.render(q.sym(q.escapeRegex(literal)))}`;
+}
+
+/**
  * The name (or a glob's matches) in its own case only, in the files a case-insensitive
  * buildSymbolQuery searches: what search_symbols ranks first. Zoekt finds a case-sensitive `sym:` regex through one spelling's
  * trigrams, so it evaluates a third to a ninth of the files `case:no` does (`String` over the
