@@ -473,8 +473,14 @@ interface Matcher {
 function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
   const all = oneQueryMatcher(args, pattern, kinds);
   if (args.regex || args.case_sensitive || pattern.parent || pattern.substring) return all;
-  const head: Matcher = { ...oneQueryMatcher({ ...args, case_sensitive: true }, pattern, kinds), query: exactCaseQuery(args, pattern) };
   const ownCase = inOwnCase(pattern);
+  const exact = oneQueryMatcher({ ...args, case_sensitive: true }, pattern, kinds);
+  const head: Matcher = {
+    ...exact,
+    query: exactCaseQuery(args, pattern),
+    // The head's query may also bring names that only hold the glob's literal start (exactCaseQuery).
+    rank: (symbol, scope, fileScore) => (ownCase(symbol.name) ? exact.rank(symbol, scope, fileScore) : undefined),
+  };
   const tail: Matcher = {
     ...all,
     memoKey: `${all.memoKey}\u0000other cases`,

@@ -149,6 +149,18 @@ export function definitionsQuery(filters: SharedFilters, pattern: NamePattern): 
 }
 
 /**
+ * A glob's literal start as a `sym:` literal beside its regex (`sym:"get"` beside `sym:"^get"`):
+ * Zoekt checks it first and runs the regex on the symbols of only the files where a symbol holds
+ * it (`get*` over the benchmark corpus: 7,681 files evaluated in 193 ms, 3,363 in 155 with it;
+ * `New*` 49 and 23 ms). It also sends the symbols that merely hold it (`target`), which the
+ * ranking leaves out; a glob reads about the files of a page, so those are few. An exact name
+ * reads every file that defines it, where they would be many (find_references: definitionsQuery).
+ */
+function globLiteral(pattern: NamePattern): q.QueryPart[] {
+  return pattern.glob && pattern.literalPrefix.length >= 3 ? [q.sym(q.escapeRegex(pattern.literalPrefix))] : [];
+}
+
+/**
  * The name (or a glob's matches) in its own case only, in the files a case-insensitive
  * buildSymbolQuery searches: what search_symbols ranks first. Zoekt finds a case-sensitive `sym:` regex through one spelling's
  * trigrams, so it evaluates a third to a ninth of the files `case:no` does (`String` over the
@@ -158,7 +170,7 @@ export function definitionsQuery(filters: SharedFilters, pattern: NamePattern): 
  */
 export function exactCaseQuery(args: SymbolQueryArgs, pattern: NamePattern): string {
   if (pattern.parent) throw new Error('exactCaseQuery: a qualified name has no exact-case query');
-  const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(pattern.symRegex), ...filterParts(args, true)];
+  const parts: q.QueryPart[] = [q.caseMode('yes'), q.sym(pattern.symRegex), ...globLiteral(pattern), ...filterParts(args, true)];
   if (!args.include_vendored) parts.push(q.not(vendoredPart(true)));
   return q.render(q.and(...parts));
 }
