@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concept, coverage, descriptionWords, identifierWords, relatedWords, stem } from '../../src/search/definitions/words.js';
+import { concept, coverage, descriptionWords, identifierWords, relatedWords, shortens, stem } from '../../src/search/definitions/words.js';
 import { loadVocabulary, relatedTo } from '../../src/search/definitions/vocabulary.js';
 
 describe('identifier words', () => {
@@ -64,6 +64,24 @@ describe('coverage', () => {
     expect(coverage(words, 'Parse', ['', 'url'], ['url']).score).toBe(1);
     expect(coverage(words, 'Parse', [''], ['url']).score).toBe(0.75);
     expect(coverage(words, 'Parse').score).toBe(0.5);
+  });
+});
+
+describe('short forms (AMAP\'s prefix and dropped-letter patterns)', () => {
+  it('take a word\'s first letters, or its first letter and consonants in order', () => {
+    for (const [short, word] of [['inc', 'increment'], ['diff', 'difference'], ['loos', 'loosely'], ['cmp', 'compare'], ['ptr', 'pointer'], ['msg', 'message']]) {
+      expect(shortens(short!, word!), `${short} ${word}`).toBe(true);
+    }
+  });
+  it('not a word that is one letter short, two letters, another start, or vowels out of place', () => {
+    for (const [short, word] of [['use', 'user'], ['read', 'ready'], ['in', 'index'], ['set', 'select'], ['cpm', 'compare'], ['dif', 'indifferent']]) {
+      expect(shortens(short!, word!), `${short} ${word}`).toBe(false);
+    }
+  });
+  it('count in coverage as the word itself, in the name', () => {
+    const words = descriptionWords('compare versions loosely');
+    expect(coverage(words, 'compareLoose')).toMatchObject({ matched: ['compare', 'loosely'], named: true });
+    expect(coverage(words, 'compareLoose').score).toBeGreaterThan(coverage(words, 'compareMain').score);
   });
 });
 

@@ -159,6 +159,26 @@ export function descriptionWords(description: string): string[] {
   });
 }
 
+/**
+ * Whether a word of a name is a short form of a word of a description, by the two commonest
+ * ways code shortens a word (Hill et al., "AMAP: Automatically Mining Abbreviation Expansions in
+ * Programs", MSR 2008): its first letters, with at least two left off (`inc` increment, `diff`
+ * difference, `loos` loosely), or its first letter and some of its consonants in order (`cmp`
+ * compare, `ptr` pointer). At least three letters, so that `in` or `re` shortens nothing.
+ */
+export function shortens(short: string, word: string): boolean {
+  const w = word.toLowerCase();
+  if (short.length < 3 || short.length > w.length - 2 || short[0] !== w[0]) return false;
+  if (w.startsWith(short)) return true;
+  if (/[aeiouy]/.test(short.slice(1))) return false;
+  let at = 1;
+  for (const ch of short.slice(1)) {
+    at = w.indexOf(ch, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
+}
+
 /** How much a word related to a description word (vocabulary.ts) counts, against 1 for the word itself. */
 export const RELATED_WEIGHT = 0.5;
 
@@ -241,6 +261,10 @@ export function coverage(
         const rc = concept(r);
         if (own.has(rc) && RELATED_WEIGHT > weight) [weight, by] = [RELATED_WEIGHT, rc];
       }
+    }
+    if (weight === 0) {
+      // A word of the name that shortens the description's word (`inc`, `diff`, `cmp`).
+      for (const o of own) if (shortens(o, w)) [weight, by] = [1, o];
     }
     if (weight === 0) continue;
     got += weight;
