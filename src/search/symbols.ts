@@ -31,7 +31,7 @@ import { languagesCoverage, type LanguageCoverage } from './definitions/coverage
 import { resolveLanguage } from './vocab/languages.js';
 import { compareProminent, isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
-import { coverage, descriptionWords, relatedWords, spellings } from './definitions/words.js';
+import { coverage, descriptionWords, relatedWords, shortForms, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
 import { DOC_LINES, DOC_MAX_READ_LINES, DOC_READ_LINES, documentationOf } from './definitions/documentation.js';
 import { buildSymbolQuery, candidateFiles, exactCaseQuery, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
@@ -416,6 +416,11 @@ interface Matcher {
    * common in names (`string`, `read`) cannot crowd out the files of a rarer one (`split`).
    */
   alsoQueries?: string[];
+  /**
+   * A description's words that no candidate's name has, as queries for their short forms
+   * (words.ts, shortForms): asked only then, as a name like `inc` is found by no longer word.
+   */
+  shortFormQueries?(ranked: readonly Ranked[]): string[];
   /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
   windows?: readonly number[];
   wordWindow?: number;
@@ -591,9 +596,19 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
   const alone = words.filter((w) => findable(w, related));
   const eachWord = alone.length > 1;
   const unsearched = unsearchedIn(words, related);
+  const shortQueryOf = (word: string) => {
+    const literals = shortForms(word).flatMap((f) => [f, f.charAt(0).toUpperCase() + f.slice(1), f.toUpperCase()]);
+    const parts: q.QueryPart[] = [q.caseMode('yes'), q.or(...literals.map((l) => q.sym(q.escapeRegex(l)))), ...filterParts(args)];
+    if (!args.include_vendored) parts.push(q.not(vendoredPart()));
+    return q.render(q.and(...parts));
+  };
   return {
     query: queryOf(words),
     ...(eachWord ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
+    shortFormQueries(ranked) {
+      const met = new Set(ranked.flatMap((r) => r.symbol.matched_words ?? []));
+      return words.filter((w) => !met.has(w) && shortForms(w).length > 0).map(shortQueryOf);
+    },
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
     memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
@@ -782,9 +797,16 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       hadCandidates: files.length > 0 || more.some((w) => w.files.length > 0),
     });
     // Each symbol once.
-    if (more.length) return whole(rankFiles(m, [files, ...more.map((w) => w.files)].flat(), new Set()));
-    // Later pages of a walk rank the same cached window again: once per window and matcher.
-    return whole(derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files)));
+    const ranked = more.length
+      ? rankFiles(m, [files, ...more.map((w) => w.files)].flat(), new Set())
+      : // Later pages of a walk rank the same cached window again: once per window and matcher.
+        derived(window, `symbols\u0000${m.memoKey}`, () => rankFiles(m, files));
+    // A word no name found is looked for by its short forms (`inc` for increment), once the rest is known.
+    const shorter = m.shortFormQueries?.(ranked) ?? [];
+    if (!shorter.length) return whole(ranked);
+    const found = await Promise.all(shorter.map((query) => searcher.window({ query, size: m.wordWindow ?? FILE_WINDOWS[0]!, signal, fresh })));
+    const all = whole(rankFiles(m, [files, ...more.map((w) => w.files), ...found.map((w) => w.files)].flat(), new Set()));
+    return { ...all, hadCandidates: all.hadCandidates || found.some((w) => w.files.length > 0) };
   };
   const page = await paginate({
     tool: SEARCH_SYMBOLS,

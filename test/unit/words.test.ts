@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concept, coverage, descriptionWords, identifierWords, relatedWords, shortens, stem } from '../../src/search/definitions/words.js';
+import { concept, coverage, descriptionWords, identifierWords, relatedWords, shortens, shortForms, stem } from '../../src/search/definitions/words.js';
 import { loadVocabulary, relatedTo } from '../../src/search/definitions/vocabulary.js';
 
 describe('identifier words', () => {
@@ -77,6 +77,14 @@ describe('short forms (AMAP\'s prefix and dropped-letter patterns)', () => {
     for (const [short, word] of [['use', 'user'], ['read', 'ready'], ['in', 'index'], ['set', 'select'], ['cpm', 'compare'], ['dif', 'indifferent']]) {
       expect(shortens(short!, word!), `${short} ${word}`).toBe(false);
     }
+  });
+  it('are looked for by the first letters and the first consonants, each one shortens accepts', () => {
+    expect(shortForms('increment')).toEqual(['inc', 'incr']);
+    expect(shortForms('compare')).toEqual(['com', 'comp', 'cmp']);
+    expect(shortForms('difference')).toEqual(['dif', 'diff', 'dff']);
+    expect(shortForms('user')).toEqual([]);
+    expect(shortForms('utf8')).toEqual([]);
+    for (const w of ['increment', 'compare', 'difference', 'loosely']) for (const f of shortForms(w)) expect(shortens(f, w), `${f} ${w}`).toBe(true);
   });
   it('count in coverage as the word itself, in the name', () => {
     const words = descriptionWords('compare versions loosely');

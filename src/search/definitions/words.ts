@@ -179,6 +179,20 @@ export function shortens(short: string, word: string): boolean {
   return true;
 }
 
+/**
+ * The short forms of a description word a query can look for, of those `shortens` accepts: its
+ * first three and four letters, and its first letter with the next two consonants (`cmp`).
+ */
+export function shortForms(word: string): string[] {
+  const w = word.toLowerCase();
+  if (!/^\p{L}+$/u.test(w)) return [];
+  const out = new Set<string>();
+  for (const n of [3, 4]) if (w.length - n >= 2) out.add(w.slice(0, n));
+  const consonants = w.slice(1).replace(/[aeiouy]/g, '');
+  if (w.length >= 5 && consonants.length >= 2) out.add(w[0] + consonants.slice(0, 2));
+  return [...out];
+}
+
 /** How much a word related to a description word (vocabulary.ts) counts, against 1 for the word itself. */
 export const RELATED_WEIGHT = 0.5;
 
