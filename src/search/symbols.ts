@@ -31,7 +31,7 @@ import { languagesCoverage, type LanguageCoverage } from './definitions/coverage
 import { resolveLanguage } from './vocab/languages.js';
 import { compareProminent, isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
-import { coverage, descriptionWords, relatedWords, shortForms, spellings } from './definitions/words.js';
+import { acronymsOf, coverage, descriptionWords, relatedWords, shortForms, spellings } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
 import { DOC_LINES, DOC_MAX_READ_LINES, DOC_READ_LINES, documentationOf } from './definitions/documentation.js';
 import { buildSymbolQuery, candidateFiles, exactCaseQuery, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
@@ -585,7 +585,13 @@ const TEST_TIERS = 5;
 /** Kinds that are an answer to "what does X": code, and the types that hold it. */
 const DOING_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
 
-function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: ReadonlyMap<string, readonly string[]>, kinds: Set<Kind> | undefined): Matcher {
+function descriptionMatcher(
+  args: SymbolSearchArgs,
+  words: string[],
+  related: ReadonlyMap<string, readonly string[]>,
+  acronyms: ReadonlyMap<string, readonly string[]>,
+  kinds: Set<Kind> | undefined,
+): Matcher {
   const queryOf = (some: string[]) => {
     const parts: q.QueryPart[] = [q.caseMode('yes'), descriptionSymbols(some, related), ...filterParts(args)];
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
@@ -597,7 +603,8 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
   const eachWord = alone.length > 1;
   const unsearched = unsearchedIn(words, related);
   const shortQueryOf = (word: string) => {
-    const literals = shortForms(word).flatMap((f) => [f, f.charAt(0).toUpperCase() + f.slice(1), f.toUpperCase()]);
+    const forms = [...shortForms(word), ...[...acronyms].filter(([, covered]) => covered.includes(word)).map(([a]) => a)];
+    const literals = [...new Set(forms)].flatMap((f) => [f, f.charAt(0).toUpperCase() + f.slice(1), f.toUpperCase()]);
     const parts: q.QueryPart[] = [q.caseMode('yes'), q.or(...literals.map((l) => q.sym(q.escapeRegex(l)))), ...filterParts(args)];
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
     return q.render(q.and(...parts));
@@ -607,7 +614,7 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
     ...(eachWord ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
     shortFormQueries(ranked) {
       const met = new Set(ranked.flatMap((r) => r.symbol.matched_words ?? []));
-      return words.filter((w) => !met.has(w) && shortForms(w).length > 0).map(shortQueryOf);
+      return words.filter((w) => !met.has(w) && (shortForms(w).length > 0 || [...acronyms.values()].some((c) => c.includes(w)))).map(shortQueryOf);
     },
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
@@ -617,7 +624,7 @@ function descriptionMatcher(args: SymbolSearchArgs, words: string[], related: Re
     rank(symbol, _scope, fileScore) {
       if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
       const { near, around } = contextWords(symbol);
-      const { score, matched, extra, named } = coverage(words, symbol.name, near, around, related);
+      const { score, matched, extra, named } = coverage(words, symbol.name, near, around, related, acronyms);
       // Only a name that has a word of the description (or a related one): its file or parent alone is not a match.
       if (!named) return undefined;
       // Coverage first, in steps so that close calls go to what comes next, and TEST_TIERS steps
@@ -733,7 +740,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const words = args.description === undefined ? [] : checkedDescription(args.description);
   const vocabulary = args.description === undefined ? undefined : await loadVocabulary();
   const related = vocabulary ? relatedWords(words, (w) => relatedTo(vocabulary, w), MAX_RELATED) : new Map<string, string[]>();
-  let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, kinds);
+  const acronyms = vocabulary ? acronymsOf(args.description!, words, (text) => vocabulary.has(text)) : new Map<string, string[]>();
+  let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, acronyms, kinds);
   let fellBack = false;
   let otherCasesUnread = false;
   let ranked: Ranked[] = [];

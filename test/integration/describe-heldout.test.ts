@@ -8,8 +8,8 @@
  * anywhere in semver). Nothing here was chosen by how the search does on it.
  *
  * Prints top-1 and top-3 and the misses. The target of issue 36 (top-3 at least 90%) is not
- * asserted: the set reaches 18 of 33 (bench/README.md, "search_symbols by description"), its
- * misses being abbreviations of two and three letters (`gt`, `lte`, `neq`), names the sentence does not use
+ * asserted: the set reaches 23 of 33 (bench/README.md, "search_symbols by description"), its
+ * misses being short forms no rule spells (`eq`, `neq`, `rsort`), names the sentence does not use
  * (`subset`) and one-word names outranked by longer ones. What is held is that figure, so a
  * change that loses ground fails.
  */
@@ -68,7 +68,7 @@ const SEMVER_SET: [string, string][] = [
 ];
 
 /** Top-3 hits of the set (10 when it was written, 2026-11-27): a change that loses one fails. */
-const TOP3_FLOOR = 18;
+const TOP3_FLOOR = 23;
 
 /** The distractor libraries: [repo name, folder inside node_modules]. */
 const TREES: [string, string][] = [

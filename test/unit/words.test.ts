@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concept, coverage, descriptionWords, identifierWords, relatedWords, shortens, shortForms, stem } from '../../src/search/definitions/words.js';
+import { acronymsOf, concept, coverage, descriptionWords, identifierWords, relatedWords, shortens, shortForms, stem } from '../../src/search/definitions/words.js';
 import { loadVocabulary, relatedTo } from '../../src/search/definitions/vocabulary.js';
 
 describe('identifier words', () => {
@@ -90,6 +90,31 @@ describe('short forms (AMAP\'s prefix and dropped-letter patterns)', () => {
     const words = descriptionWords('compare versions loosely');
     expect(coverage(words, 'compareLoose')).toMatchObject({ matched: ['compare', 'loosely'], named: true });
     expect(coverage(words, 'compareLoose').score).toBeGreaterThan(coverage(words, 'compareMain').score);
+  });
+});
+
+describe('acronyms (AMAP\'s acronym pattern)', () => {
+  const of = (d: string, isWord?: (t: string) => boolean) => acronymsOf(d, descriptionWords(d), isWord);
+  it('spell the first letters of consecutive words, stop words inside taken or left out', () => {
+    const a = of('is a version greater than or equal to another');
+    expect(a.get('gt')).toEqual(['greater']);
+    expect(a.get('gte')).toEqual(['greater', 'equal']);
+    expect(a.get('gtoe')).toEqual(['greater', 'equal']);
+    expect(of('least recently used cache').get('lru')).toEqual(['least', 'recently', 'used']);
+    expect(of('time to live').get('ttl')).toEqual(['time', 'live']);
+  });
+  it('are never a stop word, a word of the description or a word (isWord), nor start at a stop word', () => {
+    const a = of('open network', (t) => t === 'get');
+    expect(a.has('on')).toBe(false);
+    expect(of('greater than or equal to', (t) => t === 'get').has('get')).toBe(false);
+    expect(of('is it').size).toBe(0);
+  });
+  it('cover every word they spell, in the name', () => {
+    const d = 'least recently used cache';
+    const words = descriptionWords(d);
+    const out = coverage(words, 'LRUCache', [], [], new Map(), acronymsOf(d, words));
+    expect(out).toMatchObject({ score: 1, matched: ['least', 'recently', 'used', 'cache'], named: true, extra: 0 });
+    expect(coverage(words, 'LRUCache').score).toBe(0.25);
   });
 });
 

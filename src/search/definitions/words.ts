@@ -193,6 +193,49 @@ export function shortForms(word: string): string[] {
   return [...out];
 }
 
+/**
+ * The acronyms a description spells (AMAP's acronym pattern: the first letters of consecutive
+ * words), each with the description words it stands for: "greater than or equal" → `gte` (and
+ * `gt`, `gtoe`), "least recently used" → `lru`, "time to live" → `ttl`. A run starts at a word
+ * of `words` and may leave out the stop words inside it; an acronym has two to five letters, and is
+ * not a word itself (`isWord`: WordNet's; `get` of "greater than or equal to" would meet every
+ * getter, `on` of "open network" every `onClick`).
+ */
+export function acronymsOf(description: string, words: readonly string[], isWord: (text: string) => boolean = () => false): Map<string, string[]> {
+  const tokens = description
+    .split(/[^\p{L}\p{N}_-]+/u)
+    .flatMap((w) => identifierWords(w))
+    .filter((w) => /^\p{L}/u.test(w));
+  const wordOf = new Map(words.map((w) => [concept(w), w]));
+  const out = new Map<string, string[]>();
+  const add = (letters: string, covered: string[]) => {
+    if (letters.length < 2 || STOP_WORDS.has(letters) || isWord(letters) || wordOf.has(concept(letters)) || covered.length === 0) return;
+    const had = out.get(letters);
+    if (!had || had.length < covered.length) out.set(letters, covered);
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const first = wordOf.get(concept(tokens[i]!));
+    if (first === undefined) continue;
+    // Every way through the tokens after it: each taken (its first letter), or skipped if a stop word.
+    let paths: { letters: string; covered: string[] }[] = [{ letters: tokens[i]![0]!, covered: [first] }];
+    for (let j = i + 1; j < tokens.length && paths.length; j++) {
+      const t = tokens[j]!;
+      const content = wordOf.get(concept(t));
+      const next: typeof paths = [];
+      for (const p of paths) {
+        if (p.letters.length < 5) {
+          const taken = { letters: p.letters + t[0], covered: content === undefined ? p.covered : [...p.covered, content] };
+          next.push(taken);
+          add(taken.letters, taken.covered);
+        }
+        if (STOP_WORDS.has(t)) next.push(p);
+      }
+      paths = next;
+    }
+  }
+  return out;
+}
+
 /** How much a word related to a description word (vocabulary.ts) counts, against 1 for the word itself. */
 export const RELATED_WEIGHT = 0.5;
 
@@ -254,6 +297,7 @@ export function coverage(
   near: readonly string[] = [],
   around: readonly string[] = [],
   related: ReadonlyMap<string, readonly string[]> = new Map(),
+  acronyms: ReadonlyMap<string, readonly string[]> = new Map(),
 ): { score: number; matched: string[]; extra: number; named: boolean } {
   const conceptsOf = (texts: readonly string[]) => new Set(texts.flatMap(conceptsOfText));
   const own = conceptsOf([name]);
@@ -264,6 +308,9 @@ export function coverage(
   let named = false;
   const matched: string[] = [];
   const hit = new Set<string>();
+  // A word of the name that is an acronym of the description's words stands for all of them.
+  const spelled = new Map<string, string>();
+  for (const o of own) for (const w of acronyms.get(o) ?? []) if (!spelled.has(w)) spelled.set(w, o);
   for (const w of words) {
     const c = concept(w);
     let weight = weightOf(c);
@@ -277,8 +324,10 @@ export function coverage(
       }
     }
     if (weight === 0) {
-      // A word of the name that shortens the description's word (`inc`, `diff`, `cmp`).
+      // A word of the name that shortens the description's word (`inc`, `diff`, `cmp`), or spells it with others (`gte`).
       for (const o of own) if (shortens(o, w)) [weight, by] = [1, o];
+      const acronym = spelled.get(w);
+      if (weight === 0 && acronym !== undefined) [weight, by] = [1, acronym];
     }
     if (weight === 0) continue;
     got += weight;
