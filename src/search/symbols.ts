@@ -417,8 +417,9 @@ interface Matcher {
    */
   alsoQueries?: string[];
   /**
-   * A description's words that no candidate's name has, as queries for their short forms
-   * (words.ts, shortForms): asked only then, as a name like `inc` is found by no longer word.
+   * A description's words that no candidate's name has, as queries for their short forms and
+   * the acronyms they are part of (words.ts: shortForms, acronymsOf): asked only then, as a name
+   * like `inc` or `gte` is found by no longer word.
    */
   shortFormQueries?(ranked: readonly Ranked[]): string[];
   /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
@@ -500,7 +501,13 @@ function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Ki
 /** Whether a name is one the pattern matches in the pattern's own case: what the head of Matcher.byCase holds. */
 function inOwnCase(pattern: NamePattern): (name: string) => boolean {
   if (pattern.glob) {
-    const re = new RegExp(nameGlobToRegex(pattern.member));
+    let re: RegExp;
+    try {
+      re = new RegExp(nameGlobToRegex(pattern.member));
+    } catch {
+      // An RE2 class JavaScript cannot read: every match then ranks as another case's, none is lost.
+      return () => false;
+    }
     return (name) => re.test(name);
   }
   return (name) => rankTier(name, pattern) === 0;
@@ -592,33 +599,29 @@ function descriptionMatcher(
   acronyms: ReadonlyMap<string, readonly string[]>,
   kinds: Set<Kind> | undefined,
 ): Matcher {
-  const queryOf = (some: string[]) => {
-    const parts: q.QueryPart[] = [q.caseMode('yes'), descriptionSymbols(some, related), ...filterParts(args)];
+  const queryWith = (symbols: q.QueryPart) => {
+    const parts: q.QueryPart[] = [q.caseMode('yes'), symbols, ...filterParts(args)];
     if (!args.include_vendored) parts.push(q.not(vendoredPart()));
     return q.render(q.and(...parts));
   };
+  const queryOf = (some: string[]) => queryWith(descriptionSymbols(some, related));
   // One query per word Zoekt can find by its trigrams: a short word's own query would read every
   // symbol of every file (it is in the query of all words, unless it is a number).
   const alone = words.filter((w) => findable(w, related));
   const eachWord = alone.length > 1;
   const unsearched = unsearchedIn(words, related);
-  const shortQueryOf = (word: string) => {
-    const forms = [...shortForms(word), ...[...acronyms].filter(([, covered]) => covered.includes(word)).map(([a]) => a)];
-    const literals = [...new Set(forms)].flatMap((f) => [f, f.charAt(0).toUpperCase() + f.slice(1), f.toUpperCase()]);
-    const parts: q.QueryPart[] = [q.caseMode('yes'), q.or(...literals.map((l) => q.sym(q.escapeRegex(l)))), ...filterParts(args)];
-    if (!args.include_vendored) parts.push(q.not(vendoredPart()));
-    return q.render(q.and(...parts));
-  };
+  const shorterForms = (word: string) => [...new Set([...shortForms(word), ...[...acronyms].filter(([, covered]) => covered.includes(word)).map(([a]) => a)])];
   return {
     query: queryOf(words),
     ...(eachWord ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
     shortFormQueries(ranked) {
       const met = new Set(ranked.flatMap((r) => r.symbol.matched_words ?? []));
-      return words.filter((w) => !met.has(w) && (shortForms(w).length > 0 || [...acronyms.values()].some((c) => c.includes(w)))).map(shortQueryOf);
+      const forms = words.filter((w) => !met.has(w)).map(shorterForms);
+      return forms.filter((f) => f.length > 0).map((f) => queryWith(symbolLiterals(f)));
     },
     windows: DESCRIPTION_WINDOWS,
     wordWindow: DESCRIPTION_WORD_WINDOW,
-    memoKey: JSON.stringify(['description', words, [...related], args.kinds]),
+    memoKey: JSON.stringify(['description', words, [...related], [...acronyms], args.kinds]),
     bound: () => descriptionBound(eachWord),
     ...(unsearched.length ? { unsearched: unsearchedNumbers(unsearched) } : {}),
     rank(symbol, _scope, fileScore) {
@@ -655,14 +658,19 @@ function descriptionMatcher(
  * The query is case:yes.
  */
 export function descriptionSymbols(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): q.QueryPart {
+  const searchable = words.flatMap((w) => formsOf(w, related)).filter((f) => !unsearchable(f));
+  return searchable.length ? symbolLiterals(searchable) : q.or(...[...new Set(words.flatMap((w) => formsOf(w, related)))].map((l) => q.sym(q.escapeRegex(l))));
+}
+
+/** Any of the spellings as a `sym:` literal, each in lower case, capitalized and upper case. */
+function symbolLiterals(spellings: readonly string[]): q.QueryPart {
   const literals = new Set<string>();
-  for (const spelling of words.flatMap((w) => formsOf(w, related)).filter((f) => !unsearchable(f))) {
+  for (const spelling of spellings) {
     literals.add(spelling.toLowerCase());
     literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
     literals.add(spelling.toUpperCase());
   }
-  const sent = literals.size ? [...literals] : words.flatMap((w) => formsOf(w, related));
-  return q.or(...[...new Set(sent)].map((l) => q.sym(q.escapeRegex(l))));
+  return q.or(...[...literals].map((l) => q.sym(q.escapeRegex(l))));
 }
 
 /** The spellings a description word is looked for by: its own and those of its related words. */

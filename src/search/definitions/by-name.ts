@@ -162,11 +162,12 @@ function globLiteral(pattern: NamePattern): q.QueryPart[] {
 
 /**
  * The name (or a glob's matches) in its own case only, in the files a case-insensitive
- * buildSymbolQuery searches: what search_symbols ranks first. Zoekt finds a case-sensitive `sym:` regex through one spelling's
- * trigrams, so it evaluates a third to a ninth of the files `case:no` does (`String` over the
- * benchmark corpus: 3,813 files and 63 ms against 8,300 and 185 ms; bench/README.md). Path
- * patterns keep matching in any case (filterParts' foldPaths). Not for a qualified name: its
- * type's mention is a content regex, which Zoekt cannot match in any case under `case:yes`.
+ * buildSymbolQuery searches: what search_symbols ranks first. Zoekt finds a case-sensitive
+ * `sym:` regex through one spelling's trigrams, so it evaluates a third to a ninth of the files
+ * `case:no` does (`String` over the benchmark corpus: 3,813 files and 63 ms against 8,300 and
+ * 185 ms; bench/README.md). Path patterns keep matching in any case (filterParts' foldPaths). Not
+ * for a qualified name: its type's mention is content, which Zoekt cannot match in any case under
+ * `case:yes`.
  */
 export function exactCaseQuery(args: SymbolQueryArgs, pattern: NamePattern): string {
   if (pattern.parent) throw new Error('exactCaseQuery: a qualified name has no exact-case query');

@@ -287,9 +287,11 @@ function conceptsOfText(text: string): readonly string[] {
  * `url.Parse`, `Server.ListenAndServe`) counting in full and those of `around` (its file's name)
  * counting half: the share of the description's concepts covered, and which words of the
  * description matched. A word met only through a related word (`related`) counts
- * RELATED_WEIGHT, and only in the name itself. `extra`: the name's own words the description did not ask for, which
- * tells two names of equal coverage apart (the closer fit has fewer). `named`: whether the name
- * itself has a word of the description or a related one (its parent or file alone is no match).
+ * RELATED_WEIGHT, and only in the name itself; a word of the name that shortens a description
+ * word (shortens) or spells it with others (`acronyms`, acronymsOf) counts as that word.
+ * `extra`: the name's own words the description did not ask for, which tells two names of equal
+ * coverage apart (the closer fit has fewer). `named`: whether the name itself has a word of the
+ * description or a related one (its parent or file alone is no match).
  */
 export function coverage(
   words: readonly string[],
