@@ -880,7 +880,8 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     const paging = pagingOutput(page);
     const hint = [fallbackHint, caseHint, paging.hint].filter(Boolean).join(' ');
     return {
-      zoekt_query: searcher.confine(matcher.query),
+      // The query sent: the name in its own case alone when the page came from it (Matcher.byCase).
+      zoekt_query: searcher.confine(otherCasesUnread && matcher.byCase ? matcher.byCase.head.query : matcher.query),
       symbols: page.items.slice(0, s.results).map((sym) => ({
         ...sym,
         signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars),

@@ -212,6 +212,9 @@ describe('name globs', () => {
     expect(first.stats.complete).toBe(false);
     expect(first.hint).toContain("names that match 'server*' in its own case");
     expect(first.next_cursor).toBeDefined();
+    // Each page names the query it was read with: the own case alone, or the search in any case.
+    expect(first.zoekt_query).toMatch(/^case:yes sym:/);
+    expect(all.zoekt_query).toMatch(/^case:no sym:/);
   });
 
   it('takes a regex when asked', async () => {
