@@ -119,13 +119,14 @@ export function buildSymbolQuery(args: SymbolQueryArgs, pattern: NamePattern): s
   // sends every mention as a match, which hid a definition tagged inside one (`func (b *Reader)
   // Read(`), filled a fifth of the answer for `Reader.Read` over Go's tree and took `Buffer.Write`
   // 277 ms against 134 over the benchmark corpus. A glob's listing (`Parent::`) keeps it scored:
-  // its order is Zoekt's score. Under the negation the type is text, not a word: the enclosing
-  // type is checked on each symbol after (parentMatches), and Zoekt matched `\bBuffer\b` in any
-  // case on every candidate file's content, which doubled the time (`Buffer.Write` over the
-  // benchmark corpus: 223 ms, 75 ms with the text; 24 files more of 186).
+  // its order is Zoekt's score, the files that mention the type most first. Either way the type
+  // is text, not a word: the enclosing type is checked on each symbol after (parentMatches), and
+  // Zoekt matched `\bBuffer\b` in any case on every candidate file's content, which doubled the
+  // time of `Buffer.Write` over the benchmark corpus (223 ms, 75 ms with the text; 24 files more
+  // of 186) and took `Buffer::` 3.6 s (1.1 s with the text).
   if (pattern.parent) {
     const type = pattern.parent[pattern.parent.length - 1]!;
-    parts.push(pattern.glob ? q.regex(wordRegex(type)) : q.not(q.not(q.literal(type))));
+    parts.push(pattern.glob ? q.literal(type) : q.not(q.not(q.literal(type))));
   }
   parts.push(...filterParts(args));
   if (!args.include_vendored) parts.push(q.not(vendoredPart()));
