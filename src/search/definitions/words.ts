@@ -201,6 +201,9 @@ export function shortForms(word: string): string[] {
  * not a word itself (`isWord`: WordNet's; `get` of "greater than or equal to" would meet every
  * getter, `on` of "open network" every `onClick`).
  */
+/** The most tokens an acronym spans, stop words left out included ("greater than or equal to": 5). */
+const ACRONYM_SPAN = 8;
+
 export function acronymsOf(description: string, words: readonly string[], isWord: (text: string) => boolean = () => false): Map<string, string[]> {
   const tokens = description
     .split(/[^\p{L}\p{N}_-]+/u)
@@ -216,19 +219,21 @@ export function acronymsOf(description: string, words: readonly string[], isWord
   for (let i = 0; i < tokens.length; i++) {
     const first = wordOf.get(concept(tokens[i]!));
     if (first === undefined) continue;
-    // Every way through the tokens after it: each taken (its first letter), or skipped if a stop word.
-    let paths: { letters: string; covered: string[] }[] = [{ letters: tokens[i]![0]!, covered: [first] }];
-    for (let j = i + 1; j < tokens.length && paths.length; j++) {
+    // Every way through the next tokens: each taken (its first letter), or skipped if a stop word.
+    // Ways that spell the same letters for the same words are one, so a run of stop words does
+    // not multiply them; an acronym spans at most ACRONYM_SPAN tokens.
+    let paths = new Map([[tokens[i]![0]!, { letters: tokens[i]![0]!, covered: [first] }]]);
+    for (let j = i + 1; j < Math.min(tokens.length, i + ACRONYM_SPAN) && paths.size; j++) {
       const t = tokens[j]!;
       const content = wordOf.get(concept(t));
-      const next: typeof paths = [];
-      for (const p of paths) {
+      const next = new Map<string, { letters: string; covered: string[] }>();
+      for (const p of paths.values()) {
         if (p.letters.length < 5) {
           const taken = { letters: p.letters + t[0], covered: content === undefined ? p.covered : [...p.covered, content] };
-          next.push(taken);
+          next.set(`${taken.letters}\0${taken.covered.join()}`, taken);
           add(taken.letters, taken.covered);
         }
-        if (STOP_WORDS.has(t)) next.push(p);
+        if (STOP_WORDS.has(t)) next.set(`${p.letters}\0${p.covered.join()}`, p);
       }
       paths = next;
     }
