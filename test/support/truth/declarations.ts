@@ -4,8 +4,10 @@
  * the TypeScript compiler (ts-decls.ts). Never through tree-sitter, Universal Ctags or Zoekt.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import ts from 'typescript';
 import { ROOT } from '../zoekt.js';
 import { tsDeclarations } from './ts-decls.js';
 
@@ -41,14 +43,52 @@ function run(cmd: string, args: string[], files: string[]): Declarations {
   return { declarations: r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Declaration), unparsed };
 }
 
+/**
+ * What a parser read from `files`, kept in `.tools/truth/` under a key of everything the answer
+ * depends on: the parser (its program's text and its toolchain's version) and each file's path,
+ * size and modification time. Reading Go's tree, CPython's library and two TypeScript packages
+ * again on every run took about 14 s of CPU for the same answer.
+ */
+function remembered(parser: string[], root: string, files: string[], read: () => Declarations): Declarations {
+  const key = createHash('sha256');
+  for (const part of parser) key.update(`${part}\0`);
+  key.update(`${root}\0`);
+  for (const f of files) {
+    const st = statSync(join(root, f));
+    key.update(`${f}\0${st.size}\0${st.mtimeMs}\0`);
+  }
+  const file = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools'), 'truth', `${key.digest('hex').slice(0, 32)}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Declarations;
+  } catch {
+    // Not read yet (or a copy cut short): read by the parser and kept; a rename makes it whole at once.
+  }
+  const out = read();
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(out));
+  renameSync(tmp, file);
+  return out;
+}
+
+const program = (name: string) => readFileSync(join(ROOT, 'test/support/truth', name), 'utf8');
+const versionOf = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).stdout.trim();
+
 export function goDeclarations(root: string, files: string[]): Declarations {
-  return run('go', ['run', join(ROOT, 'test/support/truth/go-decls.go'), root], files);
+  return remembered(['go', program('go-decls.go'), versionOf('go', ['env', 'GOVERSION'])], root, files, () =>
+    run('go', ['run', join(ROOT, 'test/support/truth/go-decls.go'), root], files),
+  );
 }
 
 export function pythonDeclarations(root: string, files: string[]): Declarations {
-  return run('python3', [join(ROOT, 'test/support/truth/py_decls.py'), root], files);
+  return remembered(['python', program('py_decls.py'), versionOf('python3', ['--version'])], root, files, () =>
+    run('python3', [join(ROOT, 'test/support/truth/py_decls.py'), root], files),
+  );
 }
 
 export function scriptDeclarations(root: string, files: string[]): Declarations {
-  return { declarations: files.flatMap((f) => tsDeclarations(f, readFileSync(join(root, f), 'utf8'))), unparsed: [] };
+  return remembered(['script', program('ts-decls.ts'), ts.version], root, files, () => ({
+    declarations: files.flatMap((f) => tsDeclarations(f, readFileSync(join(root, f), 'utf8'))),
+    unparsed: [],
+  }));
 }
