@@ -21,8 +21,10 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          // Tests spawn servers; two cores are shared between them and Zoekt.
-          maxWorkers: 2,
+          // Three files at a time on two cores: much of a file's time is spent waiting (on a spawned
+          // server, an index build, a paced client), and a third file fills it (286 s → 237 s).
+          // No test asserts a latency but the server's own deadlines, which hold on a busy machine.
+          maxWorkers: 3,
           // One module graph per worker, not per file: each file would otherwise load vitest, the SDK
           // and src/ again (about a second of CPU, 65 times). The files share no mutable module
           // state: each builds its own runtimes, servers and clients, and none mocks a module, a
