@@ -118,19 +118,17 @@ describe('a small repository listed while a large first index runs', () => {
       await waitFor('the large index under way', async () => (await supervisorStatus(data))?.repos.some((r) => r.name === 'go/cmd' && r.state === 'indexing'));
       b = await spawnServe({ data, repos: small });
       const lb = await untilComplete(b, 'def', performance.now());
-      const la = await untilComplete(a, 'func', performance.now());
+      expect(lb.complete).toBeDefined();
+      // Begun and ended while the large one ran: it is still indexing now. (That a large list's
+      // clients get their complete answer is the test above; this one stops mid-build, which the
+      // supervisor's shutdown must survive.)
+      expect((await supervisorStatus(data))?.repos.find((r) => r.name === 'go/cmd')?.state).toBe('indexing');
       const log = readFileSync(join(data, 'supervisor.log'), 'utf8');
       process.stderr.write(`${log.split('\n').filter((l) => /indexing|indexed/.test(l)).join('\n')}\n`);
-      expect(la.complete).toBeDefined();
-      expect(lb.complete).toBeDefined();
       const smallStart = log.search(/indexing acme\/small2 /);
       const smallDone = log.search(/indexed acme\/small2 in/);
-      const largeDone = log.search(/indexed go\/cmd in/);
       expect(smallStart).toBeGreaterThan(-1);
-      expect(largeDone).toBeGreaterThan(-1);
-      // Begun and ended while the large one ran.
-      expect(smallStart).toBeLessThan(largeDone);
-      expect(smallDone).toBeLessThan(largeDone);
+      expect(smallDone).toBeGreaterThan(smallStart);
     } finally {
       await Promise.all([a.close(), b?.close()]);
     }
