@@ -65,9 +65,9 @@ function classify(result: CallToolResult): Pick<Answer, 'outcome' | 'error' | 'd
 }
 
 /**
- * Runs CLIENTS clients, each calling one tool after another for `durationMs`; `during` runs
- * alongside (the fault being injected), with the time since the load began, and the load goes
- * on for 2 s after it ends whenever that is later.
+ * Runs CLIENTS clients, each calling one tool after another for at least `durationMs`; `during`
+ * runs alongside (the fault being injected), with the time since the load began, and the load
+ * goes on until 2 s after it ends whenever that is later.
  */
 async function runLoad(url: string, durationMs: number, during: (sinceStart: () => number) => Promise<void> = async () => undefined): Promise<LoadRun> {
   const clients: Connected[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectStreamable(url)));
@@ -75,9 +75,10 @@ async function runLoad(url: string, durationMs: number, during: (sinceStart: () 
   const t0 = Date.now();
   const since = () => Date.now() - t0;
   let stopAt = durationMs;
+  let faultOver = false;
   try {
     const worker = async (i: number) => {
-      for (let n = i; since() < stopAt; n++) {
+      for (let n = i; !faultOver || since() < stopAt; n++) {
         const c = CALLS[n % CALLS.length]!;
         const sent = since();
         let answer: Pick<Answer, 'outcome' | 'error' | 'detail'>;
@@ -100,6 +101,7 @@ async function runLoad(url: string, durationMs: number, during: (sinceStart: () 
     };
     const fault = during(since).then(() => {
       stopAt = Math.max(stopAt, since() + 2000);
+      faultOver = true;
     });
     await Promise.all([...clients.map((_, i) => worker(i)), fault]);
   } finally {
@@ -159,7 +161,7 @@ describe('under load, with faults', () => {
   });
 
   it('answers every call past the admission limits: results, or OVERLOADED with retry_after_ms', async () => {
-    const run = await runLoad(adapter.url, 6000);
+    const run = await runLoad(adapter.url, 3000);
     expectEveryCallAnswered(run, adapter);
     expect(run.count('ok')).toBeGreaterThan(0);
     expect(run.count('UNAVAILABLE')).toBe(0);
@@ -168,7 +170,8 @@ describe('under load, with faults', () => {
   it('Zoekt stopped with SIGSTOP past the deadline: calls time out and the rest are refused, then served again after SIGCONT', async () => {
     let stoppedAt = 0;
     let continuedAt = 0;
-    const run = await runLoad(adapter.url, 9000, async (since) => {
+    // As long as the fault lasts, and 2 s after it.
+    const run = await runLoad(adapter.url, 0, async (since) => {
       await pause(1000);
       stoppedAt = since();
       await zoekt.freeze();
@@ -189,7 +192,8 @@ describe('under load, with faults', () => {
 
   it('Zoekt killed and restarted on its port: calls fail in the contract meanwhile and succeed again after', async () => {
     let readyAgainAt = Infinity;
-    const run = await runLoad(adapter.url, 9000, async (since) => {
+    // As long as the fault lasts, and 2 s after it.
+    const run = await runLoad(adapter.url, 0, async (since) => {
       await pause(1000);
       const exited = new Promise((r) => zoekt.process.once('exit', r));
       zoekt.process.kill('SIGKILL');
