@@ -108,13 +108,13 @@ async function tagsFor(filename: string, content: Buffer, worker: ParseWorker, c
 }
 
 /**
- * V8 optimises a WebAssembly function once it has run this much (about ten times its default).
- * Most runs of the extractor are a local delta build of a few files, where compiling the grammar
- * and the query engine a second time cost more CPU than the parses (0.07 s of 0.28 s for two files);
- * on thousands of files the hot functions are still optimised within the first second (2,650 of
- * Go's files: 5.1-5.3 s either way). Set before the worker compiles its first module.
+ * V8 optimises a WebAssembly function once it has run this much (twice its default). Most runs of
+ * the extractor are a local delta build of a few files, where optimising the grammar and the query
+ * engine cost more CPU than the parses: two files 0.33 → 0.25 s of CPU. Ten times the default saved
+ * no more and made Go's tree 5–7% slower to index (bench/indexing.sh, 2 rounds); twice it is within
+ * that bench's noise (29.4 against 30.5 s, 4 rounds). Set before the worker compiles its first module.
  */
-const WASM_TIERING_BUDGET = 18_000_000;
+const WASM_TIERING_BUDGET = 3_600_000;
 
 async function serve(args: string[]): Promise<void> {
   setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
