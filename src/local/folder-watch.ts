@@ -182,6 +182,12 @@ export class FolderWatch {
     return this.dirty.size > 0;
   }
 
+  /** Some folder changed and was not checked since, other than those `busy` says are being indexed. */
+  pendingBeside(busy: (dir: string) => boolean): boolean {
+    for (const dir of this.dirty) if (!busy(dir)) return true;
+    return false;
+  }
+
   /** Directories watched, over every folder. */
   get size(): number {
     let n = 0;

@@ -103,7 +103,7 @@ export class Supervisor {
   private status = new Map<string, RepoStatus>();
   private readonly folders = new FolderWatch({
     changed: (dir) => this.changed(dir),
-    settled: () => this.wake?.(),
+    settled: () => this.poke(),
     gitDirOf: (dir) => shadowDir(this.paths, { dir }),
   });
   /** Repositories found behind their files, waiting for the indexer. */
@@ -120,6 +120,8 @@ export class Supervisor {
   private lingerTimer?: NodeJS.Timeout;
   private broadcastTimer?: NodeJS.Timeout;
   private wake?: () => void;
+  /** Asked to wake while a pass ran: what it read may be older, so the next wait returns at once. */
+  private woken = false;
   private markStarted!: () => void;
   private readonly started = new Promise<void>((r) => (this.markStarted = r));
   private isStarted = false;
@@ -134,12 +136,12 @@ export class Supervisor {
     };
     this.statePath = join(opts.data, 'state.json');
     void this.started.then(() => (this.isStarted = true));
-    this.runner = new IndexRunner(this.paths, say, () => this.wake?.());
+    this.runner = new IndexRunner(this.paths, say, () => this.poke());
     this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
     this.leases = new LeaseServer(opts.socket, {
       joined: (c) => this.joined(c),
       left: (c) => this.left(c),
-      poked: () => this.wake?.(),
+      poked: () => this.poke(),
       say,
     });
   }
@@ -213,7 +215,7 @@ export class Supervisor {
     void this.started.then(() => this.sendFirst(c.id));
     // (Also after the deadline, once Zoekt is up: the timer may fire before.)
     setTimeout(() => this.sendFirst(c.id, true), FIRST_STATUS_WAIT_MS).unref();
-    this.wake?.();
+    this.poke();
     this.broadcast();
   }
 
@@ -235,7 +237,7 @@ export class Supervisor {
       say(`a client with ${c.hello.list.label} left (${this.leases.clients().length} now)`);
     }
     if (this.leases.size === 0) this.armLinger(this.opts.lingerMs);
-    this.wake?.();
+    this.poke();
     this.broadcast();
   }
 
@@ -348,6 +350,12 @@ export class Supervisor {
     this.broadcast();
   }
 
+  /** Wakes the loop; asked for during a pass, the pass after it follows at once (nothing is lost). */
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
   /**
    * Each pass: the lists read again, every folder due for a check compared with its index (a
    * quick snapshot), and, while the indexer has a free lane, the next repository found behind given
@@ -356,6 +364,7 @@ export class Supervisor {
    */
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      this.woken = false;
       await this.webserver.check();
       try {
         this.reconcile();
@@ -378,9 +387,12 @@ export class Supervisor {
       this.pass++;
       this.broadcast();
       await new Promise<void>((resolve) => {
-        // Woken when idle long enough for a whole build, too.
+        if (this.woken) return resolve();
+        // Woken when idle long enough for a whole build, too. A folder changed while its job runs
+        // is checked once the job ends (which wakes the loop), not over and over meanwhile.
         const idleLeft = this.opts.idleBuildMs ? this.folders.lastChange + this.opts.idleBuildMs - Date.now() : Infinity;
-        const t = setTimeout(resolve, this.folders.pending ? 0 : Math.min(this.opts.pollMs, idleLeft > 0 ? idleLeft + 10 : this.opts.pollMs));
+        const pending = this.folders.pendingBeside((dir) => this.jobs.has(dir));
+        const t = setTimeout(resolve, pending ? 0 : Math.min(this.opts.pollMs, idleLeft > 0 ? idleLeft + 10 : this.opts.pollMs));
         this.wake = () => {
           clearTimeout(t);
           resolve();
@@ -498,7 +510,7 @@ export class Supervisor {
         .finally(() => {
           this.jobs.delete(e.dir);
           this.broadcast();
-          this.wake?.();
+          this.poke();
         });
     }
   }
@@ -606,7 +618,7 @@ export class Supervisor {
     if (this.stopping) return;
     this.stopping = true;
     say(`stopping: ${reason}`);
-    this.wake?.();
+    this.poke();
     this.folders.close();
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     if (this.broadcastTimer) clearTimeout(this.broadcastTimer);

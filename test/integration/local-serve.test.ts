@@ -408,6 +408,40 @@ describe('index_age is honest', () => {
   }, 120_000);
 });
 
+describe('a change while its folder is being indexed', () => {
+  it('is checked once the build ends, and the supervisor waits meanwhile instead of passing over and over', async () => {
+    const data = join(work, 'data-busy');
+    const repo = gitRepo('gosvc', join(work, 'gosvc-busy'), 'acme/busy');
+    const gate = join(work, 'gate-busy');
+    const tools = gatedTools('busy', gate);
+    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools } });
+    const file = join(repo, 'cmd/server/main.go');
+    const append = (line: string) => writeFileSync(file, `${readFileSync(file, 'utf8')}\n${line}\n`);
+    try {
+      await allIndexed(c.client);
+      writeFileSync(gate, '');
+      append('func busyMarkerOne() {}');
+      await waitFor('the build held at the gate', async () => (await supervisorStatus(data))?.repos.find((r) => r.name === 'acme/busy')?.state === 'indexing');
+      // Changed again while its build runs: the folder waits for that build, and so does the loop.
+      append('func busyMarkerTwo() {}');
+      await new Promise((r) => setTimeout(r, 300));
+      const first = (await supervisorStatus(data))!.pass;
+      await new Promise((r) => setTimeout(r, 1500));
+      const second = (await supervisorStatus(data))!.pass;
+      // A pass for each wake (an observer's connection, a change settling) and the 2 s poll; a
+      // loop that passed again at once while the folder stayed marked made thousands.
+      expect(second - first).toBeLessThan(10);
+      rmSync(gate);
+      await waitFor('the second change searchable', async () => (await search(c, 'busyMarkerTwo')).results.length > 0, 20_000);
+      expect((await search(c, 'busyMarkerOne')).results.length).toBeGreaterThan(0);
+    } finally {
+      if (existsSync(gate)) rmSync(gate);
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+});
+
 describe('whole builds in the background', () => {
   it('once quiet, deltas are built whole beside the index; edits meanwhile are searchable at once; the build then takes them in; nothing is lost', async () => {
     const data = join(work, 'data-idle');
