@@ -364,14 +364,19 @@ function gatedTools(tag: string, gate: string, wholeOnly = false): string {
   return tools;
 }
 
+/** A client of its own data folder and copy of gosvc, its indexer held while `gate` exists (gatedTools). */
+async function gatedClient(tag: string, name: string, extra: Record<string, string> = {}, wholeOnly = false): Promise<{ data: string; repo: string; gate: string; c: LocalClient }> {
+  const data = join(work, `data-${tag}`);
+  const repo = gitRepo('gosvc', join(work, `gosvc-${tag}`), name);
+  const gate = join(work, `gate-${tag}`);
+  const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: gatedTools(tag, gate, wholeOnly), ...extra } });
+  return { data, repo, gate, c };
+}
+
 describe('index_age is honest', () => {
   it('after a save the answer says behind (or indexing), never current, until the change is searchable; then current', async () => {
-    const data = join(work, 'data-honest');
-    const repo = gitRepo('gosvc', join(work, 'gosvc-honest'), 'acme/gosvc');
     // The indexer held at a gate: a change cannot be indexed before the test has looked.
-    const gate = join(work, 'gate-honest');
-    const tools = gatedTools('honest', gate);
-    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools } });
+    const { data, repo, gate, c } = await gatedClient('honest', 'acme/gosvc');
     try {
       await allIndexed(c.client);
       const before = (await search(c, 'package')).index_age!;
@@ -410,11 +415,7 @@ describe('index_age is honest', () => {
 
 describe('a change while its folder is being indexed', () => {
   it('is checked once the build ends, and the supervisor waits meanwhile instead of passing over and over', async () => {
-    const data = join(work, 'data-busy');
-    const repo = gitRepo('gosvc', join(work, 'gosvc-busy'), 'acme/busy');
-    const gate = join(work, 'gate-busy');
-    const tools = gatedTools('busy', gate);
-    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools } });
+    const { data, repo, gate, c } = await gatedClient('busy', 'acme/busy');
     const file = join(repo, 'cmd/server/main.go');
     const append = (line: string) => writeFileSync(file, `${readFileSync(file, 'utf8')}\n${line}\n`);
     try {
@@ -444,11 +445,7 @@ describe('a change while its folder is being indexed', () => {
 
 describe('whole builds in the background', () => {
   it('once quiet, deltas are built whole beside the index; edits meanwhile are searchable at once; the build then takes them in; nothing is lost', async () => {
-    const data = join(work, 'data-idle');
-    const repo = gitRepo('gosvc', join(work, 'gosvc-idle'), 'acme/idle');
-    const gate = join(work, 'gate-idle');
-    const tools = gatedTools('idle', gate, true);
-    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_TOOLS_DIR: tools, ZOEKT_MCP_IDLE_BUILD_MS: '400' } });
+    const { data, repo, gate, c } = await gatedClient('idle', 'acme/idle', { ZOEKT_MCP_IDLE_BUILD_MS: '400' }, true);
     const log = () => readFileSync(join(data, 'supervisor.log'), 'utf8');
     const shards = () => readdirSync(join(data, 'index')).filter((f) => isShardOf(f, 'acme/idle', false)).length;
     const file = join(repo, 'cmd/server/main.go');
