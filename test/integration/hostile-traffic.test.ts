@@ -8,6 +8,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RETRY_AFTER_S, UNFINISHED_GRACE_MS } from '../../src/server/http/connections.js';
 import { MCP_HEADERS, raw, startAdapter, TOKEN, type Adapter } from '../support/http.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -166,21 +167,40 @@ describe('connections that never finish a request do not lock a valid client out
 
 describe('many agents at once', { timeout: 120_000 }, () => {
   it('200 SDK clients connect at once over Streamable HTTP and each gets its answer', async () => {
-    const clients = Array.from({ length: 200 }, () => new Client({ name: 'many-agents', version: '1.0.0' }));
+    // 200 connections from one address at once are more unfinished ones than it may hold (64): a
+    // client whose request has not arrived within its grace (UNFINISHED_GRACE_MS) may be closed
+    // with 503 UNFINISHED_REQUEST and Retry-After, as the server promises. On a machine busy
+    // enough that a client cannot send its request within a second of connecting, that happens;
+    // such a client, retrying as told, is answered. No other failure is allowed, and no client is
+    // closed before its grace.
+    const shedAges: number[] = [];
+    const clients: Client[] = [];
+    const attempt = async (): Promise<string> => {
+      const client = new Client({ name: 'many-agents', version: '1.0.0' });
+      clients.push(client);
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${adapter.url}/mcp`), { requestInit: { headers: auth } }));
+        const result = await client.callTool({ name: 'list_repos', arguments: { limit: 1 } });
+        return result.isError ? JSON.stringify(result.structuredContent).slice(0, 200) : 'answered';
+      } catch (err) {
+        return (err as Error).message.slice(0, 300);
+      }
+    };
     try {
       const outcomes = await Promise.all(
-        clients.map(async (client) => {
-          try {
-            await client.connect(new StreamableHTTPClientTransport(new URL(`${adapter.url}/mcp`), { requestInit: { headers: auth } }));
-            const result = await client.callTool({ name: 'list_repos', arguments: { limit: 1 } });
-            return result.isError ? JSON.stringify(result.structuredContent).slice(0, 200) : 'answered';
-          } catch (err) {
-            return (err as Error).message.slice(0, 200);
-          }
+        Array.from({ length: 200 }, async () => {
+          const first = await attempt();
+          const shed = /UNFINISHED_REQUEST.*after (\d+) ms/.exec(first);
+          if (!shed) return first;
+          shedAges.push(Number(shed[1]));
+          await new Promise((r) => setTimeout(r, 1000 * RETRY_AFTER_S));
+          return attempt();
         }),
       );
+      if (shedAges.length) console.log(`many agents: ${shedAges.length} of 200 closed unfinished (after ${Math.min(...shedAges)}–${Math.max(...shedAges)} ms), answered on retry`);
       const failures = outcomes.filter((o) => o !== 'answered');
       expect(failures, failures.slice(0, 5).join('\n')).toEqual([]);
+      expect(shedAges.filter((ms) => ms < UNFINISHED_GRACE_MS)).toEqual([]);
     } finally {
       await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     }

@@ -36,8 +36,8 @@ const REFUSAL_HEADROOM = 64;
  * this age and are closed, oldest first, at the rate newcomers arrive.
  */
 export const UNFINISHED_GRACE_MS = 1_000;
-/** Seconds a refused client is told to wait. */
-const RETRY_AFTER_S = 1;
+/** Seconds a refused client is told to wait (Retry-After). */
+export const RETRY_AFTER_S = 1;
 
 type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxUnfinished' | 'maxUnfinishedPerPeer'>;
 
