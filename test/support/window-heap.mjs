@@ -1,7 +1,7 @@
 // Run by test/integration/window-cache-heap.test.ts in a child `node --expose-gc`: fills a window
 // cache with many distinct windows of real tool calls over the Go tree and prints, as JSON, the
 // heap it grew by against the bytes the cache counted. Reads dist/ (npm run build).
-//   ZOEKT_URL=… SRC_ROOT=… BUDGET_MB=16 CALLS=2000 node --expose-gc test/support/window-heap.mjs
+//   ZOEKT_URL=… SRC_ROOT=… BUDGET_MB=8 CALLS=1000 node --expose-gc test/support/window-heap.mjs
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -61,14 +61,21 @@ async function pages(word, i) {
 // Warm: the cache filled to its budget once with words the run does not use, so that compiled
 // code (it lives in the heap too), the cache's own bookkeeping and open connections are at the
 // size they keep before the baseline is taken.
-for (let i = queue.length - 1, warmed = 0; cache.bytes < 0.9 * budget && warmed < calls && i > queue.length / 2; i--) {
+let warmed = 0;
+// Words from `calls` on: the measured run below makes at least one call a word, so it uses none of them.
+for (let i = calls; cache.bytes < 0.9 * budget && warmed < calls && i < queue.length; i++) {
   warmed += await pages(queue[i], i);
 }
 cache.clear();
 const baseline = heap();
 const spacesBefore = spaces();
 let made = 0;
-for (let i = 0; made < calls && i < queue.length / 2; i++) made += await pages(queue[i], i);
+// Calls made when the cache first held 90% of its budget: from then on each new window evicts.
+let filledAt = 0;
+for (let i = 0; made < calls && i < queue.length / 2; i++) {
+  made += await pages(queue[i], i);
+  if (!filledAt && cache.bytes >= 0.9 * budget) filledAt = made;
+}
 const after = heap();
 const counted = cache.bytes;
 // What the cache holds is what the heap gives back when it lets go of every window.
@@ -77,4 +84,4 @@ const emptied = heap();
 // Where the heap ended above its baseline once the cache let go, by V8 heap space: what a failure names.
 const left = Object.fromEntries(Object.entries(spaces()).map(([k, v]) => [k, v - spacesBefore[k]]).filter(([, d]) => d !== 0));
 // The words are still used here, so they are live at every measurement and cancel out.
-console.log(JSON.stringify({ budget, words: queue.length, calls: made, grown: after - baseline, held: after - emptied, counted, left }));
+console.log(JSON.stringify({ budget, words: queue.length, calls: made, filledAt, warmed, grown: after - baseline, held: after - emptied, counted, left }));
