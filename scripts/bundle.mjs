@@ -131,3 +131,7 @@ for (const g of GRAMMARS) {
   if (g.package) copyFileSync(join(dirname(require.resolve(`${g.package}/package.json`)), g.wasm), to);
   else writeFileSync(to, gunzipSync(readFileSync(join(root, 'src/extractor/grammars', `${g.wasm}.gz`))));
 }
+
+// The mark of a complete build, last: scripts/setup.sh and scripts/serve.sh build again only when a
+// source is newer than it, so a build made with `npm run build` is not made again at `npm test`.
+writeFileSync(join(root, 'dist/.built'), '');

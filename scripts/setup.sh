@@ -24,14 +24,14 @@ for step in "${steps[@]}"; do
         # deprecations inside dependencies); errors still show, and fail the set-up.
         npm ci --no-audit --no-fund --loglevel=error >&2
         echo "setup: installed $(node -p 'Object.keys(require("./node_modules/.package-lock.json").packages).length') npm packages in $((SECONDS - started)) s" >&2
-        # npm ci runs the package's prepare script, which builds the server whole.
-        if [ -f dist/cli.js ]; then touch dist/.built; fi
+        # npm ci runs the package's prepare script, which builds the server whole (and marks it built).
       fi
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
     build)
-      # dist/.built marks a complete build: this step and scripts/serve.sh rebuild only when a
-      # source is newer (npm ci has just built it, on a fresh machine).
+      # dist/.built marks a complete build (scripts/bundle.mjs writes it last): this step and
+      # scripts/serve.sh rebuild only when a source is newer (npm ci has just built it, on a fresh
+      # machine; so has `npm run build`).
       if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json tsconfig.build.json scripts/bundle.mjs -newer dist/.built -print -quit)" ]; then
         continue
       fi
@@ -39,7 +39,6 @@ for step in "${steps[@]}"; do
       echo "setup: compiling the server" >&2
       node_modules/.bin/tsc -p tsconfig.build.json
       node scripts/bundle.mjs
-      touch dist/.built
       echo "setup: compiled in $((SECONDS - started)) s" >&2
       ;;
     index) ZOEKT_MCP_TOOLS_DIR="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}" node dist/serve-cli.js --setup ;;
