@@ -45,14 +45,14 @@ function run(cmd: string, args: string[], files: string[]): Declarations {
 
 /**
  * What a parser read from `files`, kept in `.tools/truth/` under a key of everything the answer
- * depends on: the parser (its program's text and its toolchain's version) and each file's path,
- * size and modification time. Reading Go's tree, CPython's library and two TypeScript packages
- * again on every run took about 14 s of CPU for the same answer.
+ * depends on: the parser (its program's text and its toolchain's version) and each file's path
+ * under `root`, size and modification time. Reading Go's tree, CPython's library and two TypeScript
+ * packages again on every run took about 14 s of CPU for the same answer. Where `root` is does not
+ * change the answer: a copy of the tools folder (a clone's own, linked from another) keeps it.
  */
 function remembered(parser: string[], root: string, files: string[], read: () => Declarations): Declarations {
   const key = createHash('sha256');
   for (const part of parser) key.update(`${part}\0`);
-  key.update(`${root}\0`);
   for (const f of files) {
     const st = statSync(join(root, f));
     key.update(`${f}\0${st.size}\0${st.mtimeMs}\0`);
