@@ -6,7 +6,7 @@
  * inject('goSrcRoot'), inject('goRepo'). A third serves real trees in Python, TypeScript and
  * JavaScript for the symbol tests (test/support/corpora.ts): inject('corporaZoektUrl'), inject('corpora').
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,8 +32,20 @@ declare module 'vitest' {
   }
 }
 
+/** scripts/setup.sh with `steps`, in the background; resolves to the error it failed with, if any. */
+function setupBeside(steps: string[]): Promise<Error | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', [join(ROOT, 'scripts/setup.sh'), ...steps], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('error', resolve);
+    child.on('exit', (code, signal) => resolve(code === 0 ? undefined : new Error(`scripts/setup.sh ${steps.join(' ')} exited ${code ?? signal}`)));
+  });
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build', 'parser', 'lint', 'protocol', 'helm'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // Indexing needs Zoekt and the built extractor; what only tests need (Zoekt's query parser, the
+  // linters, the protocol clients, Helm) is checked, or built on a new machine, beside it.
+  execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const rest = setupBeside(['parser', 'lint', 'protocol', 'helm']);
   const workDir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-test-'));
   const started = Date.now();
   const { indexDir, repos } = buildFixtureIndex(workDir);
@@ -58,6 +70,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(`test zoekt: ${corpora.map((c) => c.repo).join(', ')} served at ${corporaZoekt.url} in ${Date.now() - corporaStarted} ms\n`);
     project.provide('corporaZoektUrl', corporaZoekt.url);
     project.provide('corpora', corpora);
+    const failed = await rest;
+    if (failed) throw failed;
   } catch (e) {
     await corporaZoekt?.stop();
     await goZoekt?.stop();
