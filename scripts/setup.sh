@@ -13,9 +13,34 @@ cd "$root"
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(node zoekt build index)
 
+# One install and build at a time in a checkout: two clients started at once on a fresh clone would
+# both run npm ci (each removing what the other installs) and compile into the same dist/. The
+# second waits for the first and then finds everything current. A lock left by a set-up that died
+# is taken over (its pid is gone; or it never wrote one and is a minute old).
+lock="$root/.setup.lock"
+locked=false
+take_lock() {
+  $locked && return
+  local said=false holder
+  until mkdir "$lock" 2>/dev/null; do
+    holder=$(cat "$lock/pid" 2>/dev/null || true)
+    if { [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; } || { [ -z "$holder" ] && [ -n "$(find "$lock" -maxdepth 0 -mmin +1 2>/dev/null)" ]; }; then
+      rm -rf "$lock"
+      continue
+    fi
+    $said || echo "setup: waiting for another set-up of this checkout (pid ${holder:-unknown}) to finish" >&2
+    said=true
+    sleep 0.2
+  done
+  echo $$ >"$lock/pid"
+  locked=true
+  trap 'rm -rf "$lock"' EXIT
+}
+
 for step in "${steps[@]}"; do
   case "$step" in
     node)
+      take_lock
       if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
         started=$SECONDS
         echo "setup: installing npm packages ($(grep -c '^    "node_modules/' package-lock.json) in package-lock.json)" >&2
@@ -29,6 +54,7 @@ for step in "${steps[@]}"; do
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
     build)
+      take_lock
       # dist/.built marks a complete build (scripts/bundle.mjs writes it last): this step and
       # scripts/serve.sh rebuild only when a source is newer (npm ci has just built it, on a fresh
       # machine; so has `npm run build`).
