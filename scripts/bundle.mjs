@@ -1,7 +1,7 @@
 // The programs that run (the server, the serve command, the local supervisor, the symbol
-// extractor and its worker) as bundles over tsc's output in dist/: one file each plus shared
-// chunks, instead of hundreds of modules resolved and read one by one at every start. The rest
-// of dist/ stays as tsc wrote it (the docs generator and tests import single modules from it).
+// extractor and its worker) as bundles in dist/: one file each plus shared chunks, instead of
+// hundreds of modules resolved and read one by one at every start. The rest of dist/ stays as
+// scripts/compile.mjs wrote it (the docs generator and tests import single modules from it).
 // The extractor's grammars are copied to dist/grammars/: the package ships them, not the grammar
 // packages (each of which carries sources and native builds for six platforms).
 import { build } from 'esbuild';

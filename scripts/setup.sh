@@ -58,12 +58,12 @@ for step in "${steps[@]}"; do
       # dist/.built marks a complete build (scripts/bundle.mjs writes it last): this step and
       # scripts/serve.sh rebuild only when a source is newer (npm ci has just built it, on a fresh
       # machine; so has `npm run build`).
-      if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json tsconfig.build.json scripts/bundle.mjs -newer dist/.built -print -quit)" ]; then
+      if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json scripts/compile.mjs scripts/bundle.mjs -newer dist/.built -print -quit)" ]; then
         continue
       fi
       started=$SECONDS
       echo "setup: compiling the server" >&2
-      node_modules/.bin/tsc -p tsconfig.build.json
+      node scripts/compile.mjs
       node scripts/bundle.mjs
       echo "setup: compiled in $((SECONDS - started)) s" >&2
       ;;

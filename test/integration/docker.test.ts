@@ -134,6 +134,13 @@ describe('docker/Dockerfile', () => {
     // The runtime stage takes only the build's results, not the sources or the compiler.
     expect(runtime.filter((i) => i.cmd === 'COPY').map((i) => i.args)).not.toContainEqual(expect.stringMatching(/\bsrc\b(?!\/)/));
     expect(runtime.some((i) => i.cmd === 'RUN' && /npm ci|npm install/.test(i.args))).toBe(false);
+    // The build stage holds every script `npm run build` runs.
+    const build = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }).scripts.build;
+    expect(dockerfile[0]!.some((i) => i.cmd === 'RUN' && i.args.startsWith('npm run build'))).toBe(true);
+    const copied = dockerfile[0]!.filter((i) => i.cmd === 'COPY').flatMap((i) => i.args.split(' ').slice(0, -1));
+    const scripts = [...build.matchAll(/scripts\/[\w.-]+/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) expect(copied, script).toContain(script);
   });
 
   it('builds an indexer stage that lays out the extractor as this checkout does (what the indexer.sh test below runs)', () => {

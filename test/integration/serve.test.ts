@@ -109,7 +109,7 @@ describe("the README's quick start in a fresh clone", () => {
   it('the set-up installed and built what was missing, compiling once', () => {
     expect(setupOutput).toContain('setup: installing npm packages');
     // npm ci's prepare script builds the server; the set-up's build step finds it current.
-    expect(setupOutput.match(/tsc -p tsconfig\.build\.json/g)).toHaveLength(1);
+    expect(setupOutput.match(/node scripts\/compile\.mjs/g)).toHaveLength(1);
     expect(setupOutput).not.toContain('setup: compiling the server');
   });
 
