@@ -14,9 +14,11 @@ steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(node zoekt build index)
 
 # One install and build at a time in a checkout: two clients started at once on a fresh clone would
-# both run npm ci (each removing what the other installs) and compile into the same dist/. The
-# second waits for the first and then finds everything current. A lock left by a set-up that died
-# is taken over (its pid is gone; or it never wrote one and is a minute old).
+# both run npm ci (each removing what the other installs), build Zoekt into the same folder and
+# compile into the same dist/. The second waits for the first and then finds everything current.
+# The lock is let go before indexing, which the shared supervisor already makes safe to run at
+# once. A lock left by a set-up that died is taken over (its pid is gone; or it never wrote one and
+# is a minute old).
 lock="$root/.setup.lock"
 locked=false
 take_lock() {
@@ -36,11 +38,20 @@ take_lock() {
   locked=true
   trap 'rm -rf "$lock"' EXIT
 }
+release_lock() {
+  $locked || return 0
+  rm -rf "$lock"
+  locked=false
+  trap - EXIT
+}
 
 for step in "${steps[@]}"; do
   case "$step" in
+    node | zoekt | build) take_lock ;;
+    *) release_lock ;;
+  esac
+  case "$step" in
     node)
-      take_lock
       if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
         started=$SECONDS
         echo "setup: installing npm packages ($(grep -c '^    "node_modules/' package-lock.json) in package-lock.json)" >&2
@@ -54,7 +65,6 @@ for step in "${steps[@]}"; do
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
     build)
-      take_lock
       # dist/.built marks a complete build (scripts/bundle.mjs writes it last): this step and
       # scripts/serve.sh rebuild only when a source is newer (npm ci has just built it, on a fresh
       # machine; so has `npm run build`).
