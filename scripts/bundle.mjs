@@ -5,6 +5,7 @@
 // The extractor's grammars are copied to dist/grammars/: the package ships them, not the grammar
 // packages (each of which carries sources and native builds for six platforms).
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -118,6 +119,13 @@ const chunks = join(root, 'dist/chunks');
 for (const name of readdirSync(chunks)) {
   const file = join(chunks, name);
   if (!current.has(file) && Date.now() - statSync(file).mtimeMs > 24 * 3600 * 1000) rmSync(file, { force: true });
+}
+
+// What Zoekt's indexers ask the extractor before indexing (the language map; --help of the ctags
+// slot, for +interactive), as files: zoekt-config/scip-ctags answers from them without starting
+// Node, once per index build. Written by the bundled extractor itself, so they cannot disagree.
+for (const ask of ['--help', '--language-map']) {
+  writeFileSync(join(root, 'dist/extractor', ask.slice(2)), execFileSync(process.execPath, [join(root, 'dist/extractor/main.js'), ask]));
 }
 
 writeFileSync(join(root, 'dist/tools-list.json'), `${JSON.stringify({ version: VERSION, id, tools })}\n`);

@@ -68,6 +68,14 @@ describe('zoekt-config/scip-ctags', () => {
     expect(map.stdout.trim()).toBe(zoektLanguageMap());
     expect(map.stdout).toContain('typescript:scip');
     expect(map.stdout).toContain('c_sharp:scip');
+    // Both are asked before every index build and answered from the build's files, with the
+    // extractor's own words, without starting Node.
+    const extractor = join(ROOT, 'dist/extractor/main.js');
+    for (const ask of ['--help', '--language-map']) {
+      const withoutNode = spawnSync(EXTRACTOR, [ask], { env: env({ ZOEKT_MCP_NODE: '/bin/false' }), encoding: 'utf8' });
+      expect(withoutNode.status, ask).toBe(0);
+      expect(withoutNode.stdout, ask).toBe(spawnSync(process.execPath, [extractor, ask], { encoding: 'utf8' }).stdout);
+    }
     const wrong = spawnSync(EXTRACTOR, [], { env: env(), encoding: 'utf8' });
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain('--_interactive');

@@ -67,7 +67,7 @@ async function connect(command: string, args: string[], env: Record<string, stri
 }
 
 describe('npm pack', () => {
-  it('packs the built server, its two commands with what they run, the extractor with its grammars, the license, the README and the docs it links to, and nothing else', () => {
+  it('packs the built server, its two commands with what they run, the extractor with its grammars and answers, the license, the README and the docs it links to, and nothing else', () => {
     // Declaration files (types only) compile to nothing.
     const sources = walk(join(ROOT, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
     for (const src of sources) expect(packed, src).toContain(`dist/${relative(join(ROOT, 'src'), src).replace(/\.ts$/, '.js')}`);
@@ -77,6 +77,8 @@ describe('npm pack', () => {
     expect(rest).toEqual([
       'LICENSE',
       'README.md',
+      'dist/extractor/help',
+      'dist/extractor/language-map',
       ...grammars,
       'dist/tools-list.json',
       ...docs,
