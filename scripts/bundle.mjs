@@ -88,7 +88,7 @@ const queries = Object.fromEntries(readdirSync(queryDir).filter((f) => f.endsWit
 
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli.ts', 'src/serve-cli.ts', 'src/local/supervisor.ts', 'src/extractor/main.ts', 'src/extractor/worker.ts'],
+  entryPoints: ['src/cli.ts', 'src/serve-cli.ts', 'src/local/supervisor.ts', 'src/extractor/main.ts', 'src/extractor/client.ts', 'src/extractor/worker.ts'],
   // It finds its own WebAssembly next to its module, so it stays a package of its own.
   external: ['web-tree-sitter'],
   outbase: 'src',

@@ -12,26 +12,12 @@
  *     Zoekt checks of that slot.
  */
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { UniversalCtags } from './ctags.js';
-import { sourceFor, zoektLanguageMap, extractorLanguages } from './languages.js';
+import { zoektLanguageMap, extractorLanguages } from './languages.js';
 import { ParseWorker } from './parse-worker.js';
-import { COMPLETED, protocolLine, readRequests, type TagLine } from './protocol.js';
-import type { Tag } from './tags.js';
+import { readRequests } from './protocol.js';
+import { log, NAME, PROGRAM_LINE } from './program.js';
+import { ctagsBinary, Tagger, tuneWasm } from './tagger.js';
 import { VERSION } from '../version.js';
-
-/** A parse that takes longer is stopped and the file goes to Universal Ctags (ZOEKT_MCP_PARSE_TIMEOUT_MS). */
-function parseTimeoutMs(): number {
-  const ms = Number(process.env.ZOEKT_MCP_PARSE_TIMEOUT_MS);
-  return Number.isInteger(ms) && ms > 0 ? ms : 5_000;
-}
-/**
- * Larger files get no symbols: they are generated or bundled, their "definitions" are noise, and
- * Universal Ctags takes tens of seconds on one (bench/README.md, "Symbol extraction").
- */
-const MAX_PARSE_BYTES = 4 << 20;
-
-const NAME = 'zoekt-mcp-scip-ctags';
 
 const HELP = `${NAME} ${VERSION}: symbols for Zoekt's indexer from tree-sitter grammars, with
 Universal Ctags for the other languages. Zoekt runs it; it speaks Universal Ctags' interactive
@@ -44,91 +30,23 @@ protocol on stdin and stdout.
 
 Environment: ZOEKT_MCP_UNIVERSAL_CTAGS, the Universal Ctags to run (default: universal-ctags on
 PATH); ZOEKT_MCP_PARSE_TIMEOUT_MS, how long tree-sitter may take on one file before Universal
-Ctags tags it instead (default 5000).
+Ctags tags it instead (default 5000); ZOEKT_MCP_EXTRACTOR_SOCKET, a warm extractor to ask first
+(the local supervisor's; zoekt-config/scip-ctags passes the files on to it, see client.ts).
 
 Features: +interactive +json (the protocol Zoekt's indexer checks for)
 `;
 
-function log(msg: string): void {
-  process.stderr.write(`${NAME}: ${msg}\n`);
-}
-
-function ctagsBinary(): string {
-  return process.env.ZOEKT_MCP_UNIVERSAL_CTAGS || 'universal-ctags';
-}
-
-function tagLine(tag: Tag, filename: string, language: string): string | undefined {
-  const line: TagLine = { _type: 'tag', name: tag.name, path: filename, line: tag.line, kind: tag.kind, language };
-  if (tag.scope) {
-    line.scope = tag.scope;
-    line.scopeKind = tag.scopeKind;
-  }
-  return protocolLine(line);
-}
-
-/** Scopes whose tags Universal Ctags gives for names local to a function body (TypeScript's `const` inside a function). */
-const BODY_SCOPES = new Set(['function', 'method', 'generator', 'constructor', 'getter', 'setter', 'accessor', 'member', 'lambda']);
-
-/** Kinds that are definitions wherever they stand, in a function body too (a nested function, a class in a test). */
-const DEFINITION_KINDS = new Set(['function', 'class', 'method', 'member', 'generator', 'interface', 'enum', 'struct', 'trait']);
-
-/** A tag of Universal Ctags' that names a local, not a definition. */
-function isLocal(t: TagLine): boolean {
-  return t.kind === 'local' || t.kind === 'parameter' || (BODY_SCOPES.has(t.scopeKind ?? '') && !DEFINITION_KINDS.has(t.kind));
-}
-
-/** Answers one file: its tag lines. */
-async function tagsFor(filename: string, content: Buffer, worker: ParseWorker, ctags: UniversalCtags): Promise<string[]> {
-  if (content.length > MAX_PARSE_BYTES) {
-    log(`${filename}: ${content.length} bytes, more than the ${MAX_PARSE_BYTES} a file may have for symbols; none taken`);
-    return [];
-  }
-  const text = content.toString('utf8');
-  const grammar = sourceFor(filename, text);
-  if (grammar) {
-    try {
-      const { tags, errorLines } = await worker.parse(grammar.id, text, parseTimeoutMs());
-      const lines = tags.map((t) => tagLine(t, filename, grammar.language));
-      if (errorLines.length) {
-        // Where the grammar gave up, Universal Ctags' tags for those lines fill the gap.
-        const have = new Set(tags.map((t) => `${t.line}\0${t.name}`));
-        const inError = (line: number) => errorLines.some(([from, to]) => line >= from && line <= to);
-        for (const t of await ctags.tags(filename, content)) {
-          if (!inError(t.line) || isLocal(t) || have.has(`${t.line}\0${t.name}`)) continue;
-          lines.push(protocolLine({ ...t, path: filename }));
-        }
-      }
-      return lines.filter((l): l is string => l !== undefined);
-    } catch (e) {
-      log(`tree-sitter failed on ${filename}, using Universal Ctags for it: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  const tags = await ctags.tags(filename, content);
-  return tags.map((t) => protocolLine({ ...t, path: filename })).filter((l): l is string => l !== undefined);
-}
-
-/**
- * V8 optimises a WebAssembly function once it has run this much (twice its default). Most runs of
- * the extractor are a local delta build of a few files, where optimising the grammar and the query
- * engine cost more CPU than the parses: two files 0.33 → 0.25 s of CPU. Ten times the default saved
- * no more and made Go's tree 5–7% slower to index (bench/indexing.sh, 2 rounds); twice it is within
- * that bench's noise (29.4 against 30.5 s, 4 rounds). Set before the worker compiles its first module.
- */
-const WASM_TIERING_BUDGET = 3_600_000;
-
-async function serve(args: string[]): Promise<void> {
-  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+/** Answers the indexer on stdin and stdout until its input ends. */
+export async function serve(args: string[]): Promise<void> {
+  tuneWasm();
   const worker = new ParseWorker(new URL('./worker.js', import.meta.url));
-  const ctags = new UniversalCtags(ctagsBinary(), args, log);
-  process.stdout.write(protocolLine({ _type: 'program', name: NAME, version: VERSION })!);
+  const tagger = new Tagger(worker, ctagsBinary(), args);
+  process.stdout.write(PROGRAM_LINE);
   try {
-    for await (const { filename, content } of readRequests(process.stdin)) {
-      const lines = await tagsFor(filename, content, worker, ctags);
-      process.stdout.write(lines.join('') + COMPLETED);
-    }
+    for await (const request of readRequests(process.stdin)) process.stdout.write(await tagger.answer(request));
   } finally {
     // Zoekt's indexer usually kills the extractor when it is done, so nothing is said here.
-    ctags.stop();
+    tagger.close();
     await worker.close();
   }
 }

@@ -25,6 +25,8 @@ export interface IndexerPaths {
   shadows: string;
   /** zoekt-config/index: runs zoekt-git-index with the symbol extractor, as every indexer of this project does. */
   indexCommand: string;
+  /** The warm extractor's socket (extractor/service.ts), once it listens: the builds pass their files to it. */
+  extractorSocket?: string;
   log: (line: string) => void;
 }
 
@@ -225,7 +227,7 @@ export function startIndex(paths: IndexerPaths, e: RepoEntry, fp: string, opts: 
       try {
         child = spawn(paths.indexCommand, ['git', ...args], {
           stdio: ['ignore', 'ignore', errFd],
-          env: { ...process.env, ZOEKT_BIN: paths.bin, ZOEKT_MCP_NODE: process.execPath },
+          env: { ...process.env, ZOEKT_BIN: paths.bin, ZOEKT_MCP_NODE: process.execPath, ...(paths.extractorSocket ? { ZOEKT_MCP_EXTRACTOR_SOCKET: paths.extractorSocket } : {}) },
         });
       } finally {
         closeSync(errFd);

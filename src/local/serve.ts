@@ -97,6 +97,7 @@ export function supervisorOptions(parsed: Parsed, root: string): { opts: Supervi
     keepUnlistedMs: serveEnvNumber(SERVE_ENV.keepUnlistedMs, process.env),
     idleBuildMs: serveEnvNumber(SERVE_ENV.idleBuildMs, process.env),
     socket: socketFor(data),
+    extractorWorker: join(root, 'dist/extractor/worker.js'),
   };
   return { opts, list };
 }

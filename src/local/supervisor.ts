@@ -17,6 +17,8 @@
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ExtractorService } from '../extractor/service.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
 import { pick, schedule, type LaneJob } from './job-lanes.js';
@@ -43,6 +45,8 @@ export interface SupervisorOptions {
   /** How long nothing must change before deltas are built whole in the background; 0: never. */
   idleBuildMs: number;
   socket: string;
+  /** dist/extractor/worker.js: the parse worker of the warm extractor the index builds use. */
+  extractorWorker: string;
 }
 
 interface State {
@@ -95,6 +99,7 @@ export class Supervisor {
   private readonly webserver: Webserver;
   private readonly runner: IndexRunner;
   private readonly paths: IndexerPaths;
+  private readonly extractor: ExtractorService;
   private readonly statePath: string;
   private readonly startedAt = new Date().toISOString();
   private state: State = { repos: {} };
@@ -135,6 +140,7 @@ export class Supervisor {
       log: (line) => process.stderr.write(line),
     };
     this.statePath = join(opts.data, 'state.json');
+    this.extractor = new ExtractorService(join(opts.data, 'run', 'extractor.sock'), pathToFileURL(opts.extractorWorker), say);
     void this.started.then(() => (this.isStarted = true));
     this.runner = new IndexRunner(this.paths, say, () => this.poke());
     this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
@@ -155,6 +161,7 @@ export class Supervisor {
     mkdirSync(this.paths.index, { recursive: true });
     this.loadState();
     await this.runner.stopLeftovers();
+    if (await this.extractor.listen()) this.paths.extractorSocket = this.extractor.path;
     // Nobody connected within the linger time after start (the spawner died): stop.
     this.armLinger(Math.max(this.opts.lingerMs, 10_000));
     await this.webserver.start(() => this.markStarted());
@@ -626,6 +633,10 @@ export class Supervisor {
     // are refused): a successor never indexes beside this one, nor adopts a webserver being stopped.
     this.leases.closeAll();
     await this.runner.stop();
+    await this.extractor.close();
+    const { builds, files, workers } = this.extractor.counts;
+    const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+    if (builds) say(`the warm extractor tagged ${n(files, 'file')} of ${n(builds, 'index build')} with ${n(workers, 'parse worker')} started`);
     await this.webserver.stop();
     this.leases.release();
   }

@@ -1,0 +1,12 @@
+/** How the extractor names itself in the ctags protocol and in its messages. */
+import { protocolLine } from './protocol.js';
+import { VERSION } from '../version.js';
+
+export const NAME = 'zoekt-mcp-scip-ctags';
+
+/** The line a ctags program starts with. */
+export const PROGRAM_LINE = protocolLine({ _type: 'program', name: NAME, version: VERSION })!;
+
+export function log(msg: string): void {
+  process.stderr.write(`${NAME}: ${msg}\n`);
+}

@@ -1,0 +1,114 @@
+/**
+ * One file's answer in the ctags protocol: its tag lines, from tree-sitter in the parse worker,
+ * with Universal Ctags for the other languages and for the lines a grammar gave up on. The same
+ * whether the extractor answers the indexer itself (main.ts) or a warm service does (service.ts).
+ */
+import { setFlagsFromString } from 'node:v8';
+import { UniversalCtags } from './ctags.js';
+import { sourceFor } from './languages.js';
+import type { ParseWorker } from './parse-worker.js';
+import { log } from './program.js';
+import { COMPLETED, protocolLine, type TagLine, type TagRequest } from './protocol.js';
+import type { Tag } from './tags.js';
+
+/** Universal Ctags behind the extractor: ZOEKT_MCP_UNIVERSAL_CTAGS, else universal-ctags on PATH. */
+export function ctagsBinary(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ZOEKT_MCP_UNIVERSAL_CTAGS || 'universal-ctags';
+}
+
+/** A parse that takes longer is stopped and the file goes to Universal Ctags (ZOEKT_MCP_PARSE_TIMEOUT_MS). */
+function parseTimeoutMs(): number {
+  const ms = Number(process.env.ZOEKT_MCP_PARSE_TIMEOUT_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : 5_000;
+}
+
+/**
+ * Larger files get no symbols: they are generated or bundled, their "definitions" are noise, and
+ * Universal Ctags takes tens of seconds on one (bench/README.md, "Symbol extraction").
+ */
+const MAX_PARSE_BYTES = 4 << 20;
+
+/**
+ * V8 optimises a WebAssembly function once it has run this much (twice its default). Most runs of
+ * the extractor are a local delta build of a few files, where optimising the grammar and the query
+ * engine cost more CPU than the parses: two files 0.33 → 0.25 s of CPU. Ten times the default saved
+ * no more and made Go's tree 5–7% slower to index (bench/indexing.sh, 2 rounds); twice it is within
+ * that bench's noise (29.4 against 30.5 s, 4 rounds). Set before a worker compiles its first module.
+ */
+const WASM_TIERING_BUDGET = 3_600_000;
+
+export function tuneWasm(): void {
+  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+}
+
+function tagLine(tag: Tag, filename: string, language: string): string | undefined {
+  const line: TagLine = { _type: 'tag', name: tag.name, path: filename, line: tag.line, kind: tag.kind, language };
+  if (tag.scope) {
+    line.scope = tag.scope;
+    line.scopeKind = tag.scopeKind;
+  }
+  return protocolLine(line);
+}
+
+/** Scopes whose tags Universal Ctags gives for names local to a function body (TypeScript's `const` inside a function). */
+const BODY_SCOPES = new Set(['function', 'method', 'generator', 'constructor', 'getter', 'setter', 'accessor', 'member', 'lambda']);
+
+/** Kinds that are definitions wherever they stand, in a function body too (a nested function, a class in a test). */
+const DEFINITION_KINDS = new Set(['function', 'class', 'method', 'member', 'generator', 'interface', 'enum', 'struct', 'trait']);
+
+/** A tag of Universal Ctags' that names a local, not a definition. */
+function isLocal(t: TagLine): boolean {
+  return t.kind === 'local' || t.kind === 'parameter' || (BODY_SCOPES.has(t.scopeKind ?? '') && !DEFINITION_KINDS.has(t.kind));
+}
+
+/** Answers the files of one indexer, in order, with one parse worker and one Universal Ctags. */
+export class Tagger {
+  private readonly ctags: UniversalCtags;
+
+  constructor(
+    private readonly worker: ParseWorker,
+    ctagsBin: string,
+    ctagsArgs: string[],
+  ) {
+    this.ctags = new UniversalCtags(ctagsBin, ctagsArgs, log);
+  }
+
+  /** The file's tag lines and the line that completes them. */
+  async answer({ filename, content }: TagRequest): Promise<string> {
+    return (await this.tagsFor(filename, content)).join('') + COMPLETED;
+  }
+
+  private async tagsFor(filename: string, content: Buffer): Promise<string[]> {
+    if (content.length > MAX_PARSE_BYTES) {
+      log(`${filename}: ${content.length} bytes, more than the ${MAX_PARSE_BYTES} a file may have for symbols; none taken`);
+      return [];
+    }
+    const text = content.toString('utf8');
+    const grammar = sourceFor(filename, text);
+    if (grammar) {
+      try {
+        const { tags, errorLines } = await this.worker.parse(grammar.id, text, parseTimeoutMs());
+        const lines = tags.map((t) => tagLine(t, filename, grammar.language));
+        if (errorLines.length) {
+          // Where the grammar gave up, Universal Ctags' tags for those lines fill the gap.
+          const have = new Set(tags.map((t) => `${t.line}\0${t.name}`));
+          const inError = (line: number) => errorLines.some(([from, to]) => line >= from && line <= to);
+          for (const t of await this.ctags.tags(filename, content)) {
+            if (!inError(t.line) || isLocal(t) || have.has(`${t.line}\0${t.name}`)) continue;
+            lines.push(protocolLine({ ...t, path: filename }));
+          }
+        }
+        return lines.filter((l): l is string => l !== undefined);
+      } catch (e) {
+        log(`tree-sitter failed on ${filename}, using Universal Ctags for it: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const tags = await this.ctags.tags(filename, content);
+    return tags.map((t) => protocolLine({ ...t, path: filename })).filter((l): l is string => l !== undefined);
+  }
+
+  /** Stops Universal Ctags; the worker is the caller's. */
+  close(): void {
+    this.ctags.stop();
+  }
+}
