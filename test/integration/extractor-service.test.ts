@@ -15,7 +15,7 @@ import { ExtractorService } from '../../src/extractor/service.js';
 import { CtagsClient, type TagReply } from '../support/ctags-protocol.js';
 import { allIndexed, gitIn, spawnServe, supervisorGone, waitFor } from '../support/local.js';
 import { call, ok } from '../support/mcp.js';
-import { ROOT } from '../support/zoekt.js';
+import { ROOT, withoutWarmExtractor } from '../support/zoekt.js';
 
 const EXTRACTOR = join(ROOT, 'zoekt-config/scip-ctags');
 const WORKER = pathToFileURL(join(ROOT, 'dist/extractor/worker.js'));
@@ -23,7 +23,7 @@ const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-extractor-service-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const brief = (tags: TagReply[]) => tags.map((t) => `${t.line} ${t.name} ${t.kind}${t.scope ? ` ${t.scope}` : ''}`);
-const env = (socket?: string) => ({ ...process.env, ZOEKT_MCP_NODE: process.execPath, ...(socket ? { ZOEKT_MCP_EXTRACTOR_SOCKET: socket } : {}) });
+const env = (socket?: string) => ({ ...withoutWarmExtractor(), ZOEKT_MCP_NODE: process.execPath, ...(socket ? { ZOEKT_MCP_EXTRACTOR_SOCKET: socket } : {}) });
 
 /** Files of three languages: two parsed here, one (Markdown) passed on to Universal Ctags. */
 const FILES: [string, string][] = [

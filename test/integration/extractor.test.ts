@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { zoektLanguageMap } from '../../src/extractor/languages.js';
 import { CtagsClient, type TagReply } from '../support/ctags-protocol.js';
 import { call, connectInProcess, ok } from '../support/mcp.js';
-import { git, ROOT, runIndexer, startWebserver } from '../support/zoekt.js';
+import { git, ROOT, runIndexer, startWebserver, withoutWarmExtractor } from '../support/zoekt.js';
 
 const EXTRACTOR = join(ROOT, 'zoekt-config/scip-ctags');
-const env = (extra: Record<string, string> = {}) => ({ ...process.env, ZOEKT_MCP_NODE: process.execPath, ...extra });
+/** The extractor as a cold program: without the warm one the test run's index builds share. */
+const env = (extra: Record<string, string> = {}) => ({ ...withoutWarmExtractor(), ZOEKT_MCP_NODE: process.execPath, ...extra });
 const brief = (tags: TagReply[]) => tags.map((t) => `${t.line} ${t.name} ${t.kind}${t.scope ? ` ${t.scope}` : ''}`);
 
 const TS = `export class Store {
@@ -181,7 +182,7 @@ describe('an index with files no grammar can make sense of', () => {
     git(repo, 'commit', '-q', '-m', 'messy');
     mkdirSync(join(work, 'index'));
     // -file_limit: large enough for the bundle to reach the symbol parsers.
-    runIndexer('git', ['-file_limit', String(8 << 20), '-index', join(work, 'index'), repo]);
+    runIndexer('git', ['-file_limit', String(8 << 20), '-index', join(work, 'index'), repo], { cold: true });
     zoekt = await startWebserver({ indexDir: join(work, 'index'), expectRepos: 1 });
   }, 120_000);
   afterAll(async () => {

@@ -10,7 +10,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { ExtractorService } from '../../src/extractor/service.js';
 import { buildCorporaIndex, symbolCorpora, type Corpus } from './corpora.js';
 import { buildGorootIndex } from './goroot.js';
 import { buildFixtureIndex, ROOT, startWebserver, type RunningZoekt } from './zoekt.js';
@@ -54,6 +56,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('zoektUrl', zoekt.url);
   project.provide('indexDir', indexDir);
   project.provide('repos', repos);
+  const extractor = new ExtractorService(join(workDir, 'run', 'extractor.sock'), pathToFileURL(join(ROOT, 'dist/extractor/worker.js')), (m) => process.stderr.write(`test extractor: ${m}\n`));
   let goZoekt: RunningZoekt | undefined;
   let corporaZoekt: RunningZoekt | undefined;
   try {
@@ -72,7 +75,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('corpora', corpora);
     const failed = await rest;
     if (failed) throw failed;
+    // The index builds the tests run pass their files to one warm extractor, as the local
+    // supervisor's do (src/extractor/service.ts); a test of the extractor started cold says so.
+    if (await extractor.listen()) process.env.ZOEKT_MCP_EXTRACTOR_SOCKET = extractor.path;
   } catch (e) {
+    await extractor.close();
     await corporaZoekt?.stop();
     await goZoekt?.stop();
     await zoekt.stop();
@@ -80,6 +87,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw e;
   }
   return async () => {
+    await extractor.close();
+    const { builds, files, workers } = extractor.counts;
+    process.stderr.write(`test extractor: tagged ${files} files of ${builds} index builds with ${workers} parse workers\n`);
     await corporaZoekt?.stop();
     await goZoekt?.stop();
     await zoekt.stop();

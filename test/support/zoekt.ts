@@ -55,9 +55,19 @@ export function indexerFingerprint(): string {
 }
 
 /** Runs zoekt-config/index with the pinned Zoekt; `-require_ctags`: a symbol parser that fails fails the test set-up. */
-export function runIndexer(kind: 'git' | 'dir', args: string[]): void {
+/**
+ * The environment without ZOEKT_MCP_EXTRACTOR_SOCKET: index builds started with it run the
+ * extractor cold, as a program of their own, instead of passing their files to the warm extractor
+ * the test run shares (test/support/global-setup.ts).
+ */
+export function withoutWarmExtractor(): NodeJS.ProcessEnv {
+  const { ZOEKT_MCP_EXTRACTOR_SOCKET: _warm, ...env } = process.env;
+  return env;
+}
+
+export function runIndexer(kind: 'git' | 'dir', args: string[], opts: { cold?: boolean } = {}): void {
   execFileSync(INDEX_COMMAND, [kind, '-require_ctags', ...args], {
-    env: { ...process.env, ZOEKT_BIN, ZOEKT_MCP_NODE: process.execPath },
+    env: { ...(opts.cold ? withoutWarmExtractor() : process.env), ZOEKT_BIN, ZOEKT_MCP_NODE: process.execPath },
     stdio: ['ignore', 'ignore', 'pipe'],
     maxBuffer: 64 << 20,
   });
