@@ -11,8 +11,9 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      // Type information, for the rules about promises.
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // Type information, for the rules about promises: one program of tsconfig.json, which
+      // covers every file linted (the project service, one per file, took 20-30% more CPU).
+      parserOptions: { project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     // A disable comment that no longer silences anything is an error too.
