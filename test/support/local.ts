@@ -86,6 +86,23 @@ export async function supervisorStatus(data: string): Promise<SupervisorStatus |
       clearTimeout(t);
       resolve(undefined);
     });
+    // A supervisor that is stopping takes the connection and ends it at once, with no status.
+    s.on('close', () => {
+      clearTimeout(t);
+      resolve(undefined);
+    });
+  });
+}
+
+/** Whether anything listens on the data folder's supervisor socket: a supervisor, running or stopping. */
+function bound(data: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(socketFor(data));
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
   });
 }
 
@@ -98,16 +115,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Waits for the data folder's supervisor to leave (clients gone, linger over); kills it after `ms`. */
+/**
+ * Waits for the data folder's supervisor to leave (clients gone, linger over): its socket given up
+ * and its process gone, the last of its stop, after which a successor may take the folder (it stops
+ * answering status sooner). Kills it after `ms`.
+ */
 export async function supervisorGone(data: string, ms = 15_000): Promise<boolean> {
   const st = await supervisorStatus(data);
-  if (!st) return true;
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!alive(st.pid)) return true;
+    if (!(await bound(data)) && !(st && alive(st.pid))) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
-  process.kill(st.pid, 'SIGTERM');
+  if (st && alive(st.pid)) process.kill(st.pid, 'SIGTERM');
   return false;
 }
 
