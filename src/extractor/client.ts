@@ -8,13 +8,11 @@
  */
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { readRequests, requestLine, type TagRequest } from './protocol.js';
-import { log, PROGRAM_LINE } from './program.js';
+import { COMPLETED, readRequests, requestLine, type TagRequest } from './protocol.js';
+import { ctagsBinary, log, PROGRAM_LINE } from './program.js';
 
 /** A file the service has not answered in this long is tagged here (Zoekt allows a minute). */
 const ANSWER_TIMEOUT_MS = 30_000;
-
-const COMPLETED_TYPE = '"_type":"completed"';
 
 /** The connection to the service; every failure rejects, and the caller stops using it. */
 class Remote {
@@ -62,7 +60,7 @@ class Remote {
       const line = this.lines.shift();
       if (line !== undefined) {
         answer += line;
-        if (line.includes(COMPLETED_TYPE)) return answer;
+        if (line === COMPLETED) return answer;
         continue;
       }
       if (this.failure) throw this.failure;
@@ -91,7 +89,7 @@ interface Local {
 }
 
 async function startLocal(args: string[]): Promise<Local> {
-  const [{ ParseWorker }, { Tagger, ctagsBinary, tuneWasm }] = await Promise.all([import('./parse-worker.js'), import('./tagger.js')]);
+  const [{ ParseWorker }, { Tagger, tuneWasm }] = await Promise.all([import('./parse-worker.js'), import('./tagger.js')]);
   tuneWasm();
   const worker = new ParseWorker(new URL('./worker.js', import.meta.url));
   const tagger = new Tagger(worker, ctagsBinary(), args);
@@ -106,7 +104,7 @@ async function startLocal(args: string[]): Promise<Local> {
 
 export async function run(socketPath: string, args: string[]): Promise<void> {
   process.stdout.write(PROGRAM_LINE);
-  let remote = await Remote.open(socketPath, { ctags: process.env.ZOEKT_MCP_UNIVERSAL_CTAGS || 'universal-ctags', args }).catch((e: unknown) => {
+  let remote = await Remote.open(socketPath, { ctags: ctagsBinary(), args }).catch((e: unknown) => {
     log(`the extractor service at ${socketPath} is not there (${e instanceof Error ? e.message : String(e)}); tagging here`);
     return undefined;
   });

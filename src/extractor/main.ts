@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { zoektLanguageMap, extractorLanguages } from './languages.js';
 import { ParseWorker } from './parse-worker.js';
 import { readRequests } from './protocol.js';
-import { log, NAME, PROGRAM_LINE } from './program.js';
-import { ctagsBinary, Tagger, tuneWasm } from './tagger.js';
+import { ctagsBinary, log, NAME, PROGRAM_LINE } from './program.js';
+import { Tagger, tuneWasm } from './tagger.js';
 import { VERSION } from '../version.js';
 
 const HELP = `${NAME} ${VERSION}: symbols for Zoekt's indexer from tree-sitter grammars, with

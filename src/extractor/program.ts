@@ -10,3 +10,8 @@ export const PROGRAM_LINE = protocolLine({ _type: 'program', name: NAME, version
 export function log(msg: string): void {
   process.stderr.write(`${NAME}: ${msg}\n`);
 }
+
+/** Universal Ctags behind the extractor: ZOEKT_MCP_UNIVERSAL_CTAGS, else universal-ctags on PATH. */
+export function ctagsBinary(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ZOEKT_MCP_UNIVERSAL_CTAGS || 'universal-ctags';
+}

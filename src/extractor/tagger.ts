@@ -11,11 +11,6 @@ import { log } from './program.js';
 import { COMPLETED, protocolLine, type TagLine, type TagRequest } from './protocol.js';
 import type { Tag } from './tags.js';
 
-/** Universal Ctags behind the extractor: ZOEKT_MCP_UNIVERSAL_CTAGS, else universal-ctags on PATH. */
-export function ctagsBinary(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ZOEKT_MCP_UNIVERSAL_CTAGS || 'universal-ctags';
-}
-
 /** A parse that takes longer is stopped and the file goes to Universal Ctags (ZOEKT_MCP_PARSE_TIMEOUT_MS). */
 function parseTimeoutMs(): number {
   const ms = Number(process.env.ZOEKT_MCP_PARSE_TIMEOUT_MS);
