@@ -74,8 +74,22 @@ export const REFERENCE_DEFAULTS = { include_definitions: true, context_lines: 0,
  * adapter's CPU a call at 1,000), for a figure the page does not need.
  */
 const EXACT_COUNT_FILES = 200;
-/** Files read at a time while filling a page of usage lines. */
+/**
+ * Files read at a time while filling a page of usage lines: at most this many, and after the
+ * first step about as many as the lines per file seen so far say the page still needs. Reading 50
+ * at a time, a walk of `err` over Go's source, where files of hundreds of usage lines follow one
+ * another (zsyscall_*.go), read about a megabyte of Zoekt's JSON a page, up to 4.6 MB, for pages of
+ * one or two files (bench/README.md, "The test suite").
+ */
 const FILES_PER_STEP = 50;
+/** The first step of a page: one file when the page starts inside it (the page before ended there, so it has lines enough for much of this one). */
+const FIRST_STEP = 8;
+
+function nextStep(needed: number, linesSeen: number, filesSeen: number): number {
+  const perFile = filesSeen > 0 ? linesSeen / filesSeen : 0;
+  if (perFile <= 0) return FILES_PER_STEP;
+  return Math.max(1, Math.min(FILES_PER_STEP, Math.ceil((needed / perFile) * 1.5)));
+}
 /**
  * A page starts at a usage line given as (file, line within the file) of the walk over files,
  * packed into the cursor's offset: no file has a million matching lines (Zoekt indexes files
@@ -215,7 +229,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
       // Both questions go to Zoekt at once; which usages count depends on the definitions.
       const [candidates, firstStep] = await Promise.all([
         candidateFiles(searcher, definitionsSearch, offset === 0, signal),
-        walkFiles(searcher, walk, startFile, FILES_PER_STEP),
+        walkFiles(searcher, walk, startFile, startLine > 0 ? 1 : FIRST_STEP),
       ]);
 
       const namedSymbols = rankDefinitions(
@@ -271,7 +285,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
           if (next !== undefined) break;
         }
         if (next !== undefined || !step.more) break;
-        step = await walkFiles(searcher, walk, at, FILES_PER_STEP);
+        step = await walkFiles(searcher, walk, at, nextStep(limit + 1 - items.length, items.length, at - startFile));
       }
 
       counted = await countUsages(step, usagesOf, [scope ?? '', ...sites].join('\u0000'));
