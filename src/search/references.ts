@@ -82,7 +82,10 @@ const EXACT_COUNT_FILES = 200;
  * one or two files (bench/README.md, "The test suite").
  */
 const FILES_PER_STEP = 50;
-/** The first step of a page: one file when the page starts inside it (the page before ended there, so it has lines enough for much of this one). */
+/**
+ * The first step of a page that starts at a file's first line. One that starts inside a file reads
+ * that file alone first: the page before ended in it, so it has lines enough for much of this one.
+ */
 const FIRST_STEP = 8;
 
 function nextStep(needed: number, linesSeen: number, filesSeen: number): number {
