@@ -39,7 +39,8 @@ if [ -z "${ZOEKT_MCP_BEFORE_CLI:-}" ] && [ -n "${BEFORE_REV:-}" ]; then
   echo "fetch-plan: building $BEFORE_REV in $before_tree" >&2
   git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
   ln -s "$root/node_modules" "$before_tree/node_modules"
-  (cd "$before_tree" && node_modules/.bin/tsc -p tsconfig.build.json && node scripts/bundle.mjs) >&2
+  # The commit builds as its own package.json says (the build changed in 3418a36).
+  (cd "$before_tree" && npm run -s build) >&2
   export ZOEKT_MCP_BEFORE_CLI="$before_tree/dist/cli.js"
 fi
 if [ -z "${OTHER_ADAPTER:-}" ] && [ -n "${OTHER_GIT_DIR:-}" ]; then

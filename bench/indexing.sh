@@ -24,7 +24,8 @@ if [ -n "${BEFORE_REV:-}" ]; then
   git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
   trap 'git -C "$root" worktree remove --force "$before_tree" >/dev/null 2>&1 || true; cleanup' EXIT
   ln -s "$root/node_modules" "$before_tree/node_modules"
-  (cd "$before_tree" && node_modules/.bin/tsc -p tsconfig.build.json && node scripts/bundle.mjs) >&2
+  # The commit builds as its own package.json says (the build changed in 3418a36).
+  (cd "$before_tree" && npm run -s build) >&2
   ways+=(before)
 fi
 
