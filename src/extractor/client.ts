@@ -82,33 +82,19 @@ class Remote {
   }
 }
 
-/** The extractor of main.ts, started here when the service cannot answer. */
-interface Local {
-  answer(request: TagRequest): Promise<string>;
-  close(): Promise<void>;
+async function startLocal(args: string[]) {
+  const { taggerWithWorker } = await import('./tagger.js');
+  return taggerWithWorker(new URL('./worker.js', import.meta.url), args);
 }
 
-async function startLocal(args: string[]): Promise<Local> {
-  const [{ ParseWorker }, { Tagger, tuneWasm }] = await Promise.all([import('./parse-worker.js'), import('./tagger.js')]);
-  tuneWasm();
-  const worker = new ParseWorker(new URL('./worker.js', import.meta.url));
-  const tagger = new Tagger(worker, ctagsBinary(), args);
-  return {
-    answer: (request) => tagger.answer(request),
-    close: async () => {
-      tagger.close();
-      await worker.close();
-    },
-  };
-}
-
-export async function run(socketPath: string, args: string[]): Promise<void> {
+async function run(socketPath: string, args: string[]): Promise<void> {
   process.stdout.write(PROGRAM_LINE);
   let remote = await Remote.open(socketPath, { ctags: ctagsBinary(), args }).catch((e: unknown) => {
     log(`the extractor service at ${socketPath} is not there (${e instanceof Error ? e.message : String(e)}); tagging here`);
     return undefined;
   });
-  let local: Local | undefined;
+  // The extractor of main.ts, started here when the service cannot answer.
+  let local: Awaited<ReturnType<typeof startLocal>> | undefined;
   try {
     for await (const request of readRequests(process.stdin)) {
       let answer: string | undefined;

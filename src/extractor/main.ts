@@ -13,10 +13,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { zoektLanguageMap, extractorLanguages } from './languages.js';
-import { ParseWorker } from './parse-worker.js';
 import { readRequests } from './protocol.js';
-import { ctagsBinary, log, NAME, PROGRAM_LINE } from './program.js';
-import { Tagger, tuneWasm } from './tagger.js';
+import { log, NAME, PROGRAM_LINE } from './program.js';
+import { taggerWithWorker } from './tagger.js';
 import { VERSION } from '../version.js';
 
 const HELP = `${NAME} ${VERSION}: symbols for Zoekt's indexer from tree-sitter grammars, with
@@ -37,17 +36,14 @@ Features: +interactive +json (the protocol Zoekt's indexer checks for)
 `;
 
 /** Answers the indexer on stdin and stdout until its input ends. */
-export async function serve(args: string[]): Promise<void> {
-  tuneWasm();
-  const worker = new ParseWorker(new URL('./worker.js', import.meta.url));
-  const tagger = new Tagger(worker, ctagsBinary(), args);
+async function serve(args: string[]): Promise<void> {
+  const tagger = taggerWithWorker(new URL('./worker.js', import.meta.url), args);
   process.stdout.write(PROGRAM_LINE);
   try {
     for await (const request of readRequests(process.stdin)) process.stdout.write(await tagger.answer(request));
   } finally {
     // Zoekt's indexer usually kills the extractor when it is done, so nothing is said here.
-    tagger.close();
-    await worker.close();
+    await tagger.close();
   }
 }
 

@@ -8,7 +8,7 @@
  * One connection is one build: a first line naming Universal Ctags and its options, then the
  * ctags protocol's requests, each answered with its tag lines and `completed`. A connection gets a
  * worker of its own (builds running at once parse at once) and gives it back when it ends; a worker
- * unused for a while is stopped, so an idle process holds no grammar memory.
+ * unused for a while is stopped, with the grammars and rules it loaded.
  *
  * The socket is a file in a folder only this user can open: whoever connects names the program
  * run as Universal Ctags.

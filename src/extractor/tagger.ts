@@ -6,8 +6,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { UniversalCtags } from './ctags.js';
 import { sourceFor } from './languages.js';
-import type { ParseWorker } from './parse-worker.js';
-import { log } from './program.js';
+import { ParseWorker } from './parse-worker.js';
+import { ctagsBinary, log } from './program.js';
 import { COMPLETED, protocolLine, type TagLine, type TagRequest } from './protocol.js';
 import type { Tag } from './tags.js';
 
@@ -106,4 +106,22 @@ export class Tagger {
   close(): void {
     this.ctags.stop();
   }
+}
+
+/**
+ * A tagger with a parse worker of its own, for one indexer: the extractor run cold (main.ts), or
+ * the client when the warm one cannot answer. `workerScript` is the worker beside the caller's
+ * module (this module may be bundled elsewhere).
+ */
+export function taggerWithWorker(workerScript: URL, args: string[]): { answer(request: TagRequest): Promise<string>; close(): Promise<void> } {
+  tuneWasm();
+  const worker = new ParseWorker(workerScript);
+  const tagger = new Tagger(worker, ctagsBinary(), args);
+  return {
+    answer: (request) => tagger.answer(request),
+    close: async () => {
+      tagger.close();
+      await worker.close();
+    },
+  };
 }
