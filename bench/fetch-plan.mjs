@@ -29,12 +29,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, request } from 'undici';
-import { memoryMiB, startHttpServer, stdioHandshake } from './lib.mjs';
+import { memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
-const ZOEKT_VERSION = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(ROOT, 'zoekt-config/zoekt.env'), 'utf8'))[1];
-const ZOEKT_BIN = join(TOOLS, 'zoekt', ZOEKT_VERSION, 'bin');
+const { version: ZOEKT_VERSION, bin: ZOEKT_BIN } = zoektBin(ROOT);
 const AFTER = resolve(process.env.ZOEKT_MCP_CLI ?? join(ROOT, 'dist/cli.js'));
 const BEFORE = process.env.ZOEKT_MCP_BEFORE_CLI ? resolve(process.env.ZOEKT_MCP_BEFORE_CLI) : undefined;
 const OTHER = process.env.OTHER_ADAPTER ? resolve(process.env.OTHER_ADAPTER) : undefined;

@@ -1,6 +1,7 @@
 // Shared by the bench programs: starting a server over HTTP, and reading a process's memory.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Starts `node command ...args` (the adapter with --http, or bench/echo-server.mjs) and resolves
@@ -44,15 +45,26 @@ export function memoryMiB(pid) {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
+/** Runs git in `dir`, committing as the bench; its output. */
+export function gitIn(dir, ...args) {
+  return execFileSync('git', ['-C', dir, ...args], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+}
+
 /** Copies `from` to `dir` (when given) and makes it a git repository of one commit, named `name` for Zoekt. */
 export function gitCopy(from, dir, name) {
   if (from) cpSync(from, dir, { recursive: true });
-  const git = (...a) => execFileSync('git', ['-C', dir, ...a], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
+  const git = (...a) => gitIn(dir, ...a);
   git('init', '-q', '-b', 'main');
   git('config', 'zoekt.name', name);
   git('add', '-A');
   git('commit', '-q', '-m', 'first');
   return dir;
+}
+
+/** The pinned Zoekt's commands, as the set-up installs them (`.tools/zoekt/<version>/bin`). */
+export function zoektBin(root) {
+  const version = /^ZOEKT_VERSION=(\S+)$/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))[1];
+  return { version, bin: join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(root, '.tools'), 'zoekt', version, 'bin') };
 }
 
 /** Go's own source tree, `$(go env GOROOT)/src`. */

@@ -8,29 +8,23 @@
 //   node bench/warm-extractor.mjs [FOLDER] [BUILDS-PER-ROUND] [ROUNDS]
 // FOLDER (a git repository; it gets commits) defaults to one made of src/search/ (TypeScript: the
 // costliest tag rules).
-import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gitCopy, gitIn, zoektBin } from './lib.mjs';
 
 const root = join(import.meta.dirname, '..');
 const { ExtractorService } = await import(pathToFileURL(join(root, 'dist/extractor/service.js')).href);
-const zoektVersion = /^ZOEKT_VERSION=(\S+)/m.exec(readFileSync(join(root, 'zoekt-config/zoekt.env'), 'utf8'))[1];
-const bin = join(process.env.ZOEKT_MCP_TOOLS_DIR ?? join(root, '.tools'), 'zoekt', zoektVersion, 'bin');
+const { bin } = zoektBin(root);
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-warm-extractor-'));
 let repo = process.argv[2];
 if (!repo) {
-  repo = join(work, 'repo');
-  cpSync(join(root, 'src/search'), repo, { recursive: true, filter: (f) => !f.includes('/.') });
-  execFileSync('git', ['init', '-q', '-b', 'main', repo]);
-  git('add', '-A');
-  git('commit', '-qm', 'bench');
+  repo = gitCopy(join(root, 'src/search'), join(work, 'repo'), 'bench');
 }
-function git(...a) {
-  return execFileSync('git', ['-C', repo, ...a], { env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } });
-}
+const git = (...a) => gitIn(repo, ...a);
 const edited = git('ls-files', '*.ts').toString().split('\n')[0];
 if (!edited) throw new Error(`no .ts file in ${repo}`);
 const builds = Number(process.argv[3] ?? 10);
