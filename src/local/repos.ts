@@ -9,9 +9,9 @@
  * trees never collide.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 
 export interface RepoEntry {
   /** The directory, absolute and with symlinks resolved. */
@@ -51,6 +51,16 @@ function git(dir: string, ...args: string[]): string | undefined {
   }
 }
 
+/** The settings of `dir` whose names match `pattern`, in one git process: the last value of each, as `git config --get` gives it. */
+function gitConfig(dir: string, pattern: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const row of (git(dir, 'config', '--get-regexp', pattern) ?? '').split('\n')) {
+    const m = /^(\S+) (.*)$/.exec(row);
+    if (m) settings.set(m[1]!, m[2]!);
+  }
+  return settings;
+}
+
 /** The name Zoekt gives a repository from its origin URL (gitindex.SetTemplatesFromOrigin). */
 export function nameFromOrigin(remote: string): string | undefined {
   const ssh = /^([^@/]+)@([^:/]+):(.*)$/.exec(remote);
@@ -87,9 +97,12 @@ export function resolveEntry(text: string, base: string, source: string): RepoEn
     throw new Error(`${source}: ${text}: no such directory (${given})`);
   }
   if (!statSync(dir).isDirectory()) throw new Error(`${source}: ${text}: not a directory (${given})`);
-  const top = git(dir, 'rev-parse', '--show-toplevel');
+  // Only a folder holding .git can be a work tree's root: any other is a plain directory, with no
+  // git process started to learn so.
+  const top = existsSync(join(dir, '.git')) ? git(dir, 'rev-parse', '--show-toplevel') : undefined;
   if (top && realpathSync(top) === dir) {
-    const name = git(dir, 'config', '--get', 'zoekt.name') || nameFromOrigin(git(dir, 'config', '--get', 'remote.origin.url') ?? '') || plainName(dir, realBase(base));
+    const config = gitConfig(dir, '^(zoekt\\.name|remote\\.origin\\.url)$');
+    const name = config.get('zoekt.name') || nameFromOrigin(config.get('remote.origin.url') ?? '') || plainName(dir, realBase(base));
     return { dir, name, kind: 'git', source, text };
   }
   return { dir, name: plainName(dir, realBase(base)), kind: 'dir', source, text };

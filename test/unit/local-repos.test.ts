@@ -55,6 +55,25 @@ describe('the repo list', () => {
     expect(out.errors).toEqual([expect.stringMatching(/^repos:4: missing: no such directory/), expect.stringMatching(/^repos:5: file.txt: not a directory/)]);
   });
 
+  it('names a work tree root by its zoekt.name, else by its origin, else by its path', () => {
+    const base = join(work, 'names');
+    for (const d of ['named', 'cloned', 'plain']) {
+      mkdirSync(join(base, d), { recursive: true });
+      git(join(base, d), 'init', '-q', '-b', 'main');
+    }
+    git(join(base, 'named'), 'config', 'zoekt.name', 'team/named');
+    git(join(base, 'named'), 'remote', 'add', 'origin', 'https://example.com/ignored/named.git');
+    git(join(base, 'cloned'), 'remote', 'add', 'origin', 'git@example.com:acme/cloned.git');
+    writeFileSync(join(base, 'repos'), 'named\ncloned\nplain\n');
+    const out = readRepoList({ file: join(base, 'repos'), base, label: 'repos' });
+    expect(out.entries.map((e) => [e.name, e.kind])).toEqual([
+      ['team/named', 'git'],
+      ['example.com/acme/cloned', 'git'],
+      ['plain', 'git'],
+    ]);
+    expect(out.errors).toEqual([]);
+  });
+
   it('refuses two entries with one name, naming both lines', () => {
     const base = join(work, 'clash');
     for (const d of ['a', 'b']) {
