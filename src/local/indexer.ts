@@ -11,10 +11,10 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeFileAtomically } from './atomic-file.js';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { RepoEntry } from './repos.js';
 
 export interface IndexerPaths {
@@ -53,16 +53,15 @@ export function shadowDir(paths: IndexerPaths, e: Pick<RepoEntry, 'dir'>): strin
   return join(paths.shadows, `${createHash('sha1').update(e.dir).digest('hex').slice(0, 16)}.git`);
 }
 
-/** Creates the shadow repository if needed. Git's own gc stays off there: pruneShadow runs it, between indexes. */
-async function initShadow(paths: IndexerPaths, e: RepoEntry): Promise<string> {
+/** Creates the shadow repository if needed (`created`: it was not there). Git's own gc stays off there: pruneShadow runs it, between indexes. */
+async function initShadow(paths: IndexerPaths, e: RepoEntry): Promise<{ shadow: string; created: boolean }> {
   const shadow = shadowDir(paths, e);
   mkdirSync(paths.shadows, { recursive: true });
-  if (!existsSync(join(shadow, 'HEAD'))) {
-    await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
-    await run('git', [`--git-dir=${shadow}`, 'config', 'gc.auto', '0']);
-    await run('git', [`--git-dir=${shadow}`, 'config', 'maintenance.auto', 'false']);
-  }
-  return shadow;
+  if (existsSync(join(shadow, 'HEAD'))) return { shadow, created: false };
+  await run('git', ['init', '-q', '--bare', '-b', 'main', shadow]);
+  await run('git', [`--git-dir=${shadow}`, 'config', 'gc.auto', '0']);
+  await run('git', [`--git-dir=${shadow}`, 'config', 'maintenance.auto', 'false']);
+  return { shadow, created: true };
 }
 
 /**
@@ -125,20 +124,52 @@ function shadowGit(paths: IndexerPaths, e: RepoEntry, ...args: string[]): Promis
  * searches what it just wrote. Snapshotting reads only the files whose size or time changed.
  */
 export async function fingerprint(paths: IndexerPaths, e: RepoEntry): Promise<string> {
-  const shadow = await initShadow(paths, e);
+  const { shadow, created } = await initShadow(paths, e);
+  if (created) copied.delete(shadow);
+  const done = copied.get(shadow) ?? {};
+  copied.set(shadow, done);
   if (e.kind === 'git') {
-    await copyConfig(e.dir, shadow);
-    await copyExcludes(e.dir, shadow);
+    if (done.exclude === undefined) {
+      const [exclude = '', config = ''] = (await run('git', ['-C', e.dir, 'rev-parse', '--git-path', 'info/exclude', '--git-path', 'config']).catch(() => '')).split('\n');
+      const within = (p: string) => p && (isAbsolute(p) ? p : join(e.dir, p));
+      done.exclude = within(exclude);
+      done.config = within(config);
+    }
+    const stamp = fileStamp(done.config);
+    if (stamp === undefined || stamp !== done.configStamp) {
+      await copyConfig(e.dir, shadow);
+      done.configStamp = stamp;
+    }
+    copyExcludes(done.exclude, shadow);
   }
-  await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
+  if (done.name !== e.name) {
+    await run('git', [`--git-dir=${shadow}`, 'config', 'zoekt.name', e.name]);
+    done.name = e.name;
+  }
   await shadowGit(paths, e, 'add', '-A', '--ignore-errors', '.');
   return `tree:${await shadowGit(paths, e, 'write-tree')}`;
 }
 
+/**
+ * What this process has already copied into each shadow: a snapshot after an edit then runs two
+ * git commands (add, write-tree) instead of five. The work tree's config is copied again when its
+ * file changes (git rewrites it whole, so its inode, size or time changes); settings from the
+ * user's own config are read once per process.
+ */
+const copied = new Map<string, { name?: string; exclude?: string; config?: string; configStamp?: string }>();
+
+function fileStamp(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The repository's own exclude patterns (`.git/info/exclude`), which a shadow does not read. */
-async function copyExcludes(dir: string, shadow: string): Promise<void> {
-  const file = await run('git', ['-C', dir, 'rev-parse', '--git-path', 'info/exclude']).catch(() => '');
-  const from = file && (file.startsWith('/') ? file : join(dir, file));
+function copyExcludes(from: string, shadow: string): void {
   const text = from && existsSync(from) ? readFileSync(from, 'utf8') : '';
   mkdirSync(join(shadow, 'info'), { recursive: true });
   const to = join(shadow, 'info', 'exclude');

@@ -72,6 +72,48 @@ describe('shadow repositories', () => {
   }, 120_000);
 });
 
+describe('snapshots of a git work tree', () => {
+  it("follow its exclude file and its settings as they change, and start over in a shadow made again", async () => {
+    const data = join(work, 'data-follow');
+    const paths = pathsIn(data);
+    const dir = join(work, 'code-follow');
+    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
+    gitIn(dir, 'init', '-q', '-b', 'main');
+    gitIn(dir, 'add', '-A');
+    gitIn(dir, 'commit', '-q', '-m', 'first');
+    const e: RepoEntry = { dir, name: 'follow/me', kind: 'git', source: 'test', text: dir };
+    const shadow = shadowDir(paths, e);
+    const files = (fp: string) => execFileSync('git', [`--git-dir=${shadow}`, 'ls-tree', '-r', '--name-only', fp.slice('tree:'.length)], { encoding: 'utf8' }).split('\n');
+    const setting = (key: string) => {
+      try {
+        return execFileSync('git', [`--git-dir=${shadow}`, 'config', '--get', key], { encoding: 'utf8' }).trim();
+      } catch {
+        return undefined;
+      }
+    };
+    expect(files(await fingerprint(paths, e))).toContain('acme_tools/__init__.py');
+    expect(setting('zoekt.name')).toBe('follow/me');
+    expect(setting('remote.origin.url')).toBeUndefined();
+
+    // Edited after the first snapshot: the next one reads them again.
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'scratch.txt\n');
+    writeFileSync(join(dir, 'scratch.txt'), 'notes\n');
+    gitIn(dir, 'remote', 'add', 'origin', 'https://example.com/follow/me.git');
+    expect(files(await fingerprint(paths, e))).not.toContain('scratch.txt');
+    expect(setting('remote.origin.url')).toBe('https://example.com/follow/me.git');
+    gitIn(dir, 'remote', 'set-url', 'origin', 'https://example.com/follow/you.git');
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), '');
+    expect(files(await fingerprint(paths, e))).toContain('scratch.txt');
+    expect(setting('remote.origin.url')).toBe('https://example.com/follow/you.git');
+
+    // The shadow swept away (its repository was unlisted) and the entry listed again.
+    expect(sweep(paths, [], false)).toContain(`shadow/${shadow.split('/').pop()}`);
+    await fingerprint(paths, e);
+    expect(setting('zoekt.name')).toBe('follow/me');
+    expect(setting('remote.origin.url')).toBe('https://example.com/follow/you.git');
+  }, 60_000);
+});
+
 describe('counts that do not creep', () => {
   it(`after ${DELTAS_MAX + 4} uncommitted edits: every edit searchable, at most ${DELTAS_MAX + 1} shards, and as many documents as files once built whole`, async () => {
     const data = join(work, 'data-creep');
