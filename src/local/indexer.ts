@@ -147,7 +147,28 @@ export async function fingerprint(paths: IndexerPaths, e: RepoEntry): Promise<st
     done.name = e.name;
   }
   await shadowGit(paths, e, 'add', '-A', '--ignore-errors', '.');
+  await dropIgnored(paths, e);
   return `tree:${await shadowGit(paths, e, 'write-tree')}`;
+}
+
+/**
+ * `git add -A` keeps every file the shadow already holds, so one ignored after a snapshot took it
+ * in (a .gitignore or exclude line added later, over build output) would stay searchable: such
+ * files are dropped here, but those the work tree's own repository tracks, which git keeps
+ * although they match.
+ */
+async function dropIgnored(paths: IndexerPaths, e: RepoEntry): Promise<void> {
+  const held = nulList(await shadowGit(paths, e, 'ls-files', '-z', '--cached', '--ignored', '--exclude-standard'));
+  if (!held.length) return;
+  const tracked = new Set(e.kind === 'git' ? nulList(await run('git', ['-C', e.dir, 'ls-files', '-z', '--cached', '--ignored', '--exclude-standard'])) : []);
+  const ignored = held.filter((f) => !tracked.has(f));
+  for (let i = 0; i < ignored.length; i += 1000) {
+    await shadowGit(paths, e, '--literal-pathspecs', 'rm', '-q', '--cached', '--ignore-unmatch', '--', ...ignored.slice(i, i + 1000));
+  }
+}
+
+function nulList(out: string): string[] {
+  return out.split('\0').filter(Boolean);
 }
 
 /**

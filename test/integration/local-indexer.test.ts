@@ -95,11 +95,15 @@ describe('snapshots of a git work tree', () => {
     expect(setting('zoekt.name')).toBe('follow/me');
     expect(setting('remote.origin.url')).toBeUndefined();
 
-    // Edited after the first snapshot: the next one reads them again.
-    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'scratch.txt\n');
     writeFileSync(join(dir, 'scratch.txt'), 'notes\n');
+    expect(files(await fingerprint(paths, e))).toContain('scratch.txt');
+
+    // Edited after the first snapshot: the next one reads them again. A file the snapshots took
+    // in leaves once ignored; one the repository tracks stays although it matches.
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'scratch.txt\n*.py\n');
     gitIn(dir, 'remote', 'add', 'origin', 'https://example.com/follow/me.git');
     expect(files(await fingerprint(paths, e))).not.toContain('scratch.txt');
+    expect(files(await fingerprint(paths, e))).toContain('acme_tools/__init__.py');
     expect(setting('remote.origin.url')).toBe('https://example.com/follow/me.git');
     gitIn(dir, 'remote', 'set-url', 'origin', 'https://example.com/follow/you.git');
     writeFileSync(join(dir, '.git', 'info', 'exclude'), '');
@@ -111,6 +115,22 @@ describe('snapshots of a git work tree', () => {
     await fingerprint(paths, e);
     expect(setting('zoekt.name')).toBe('follow/me');
     expect(setting('remote.origin.url')).toBe('https://example.com/follow/you.git');
+  }, 60_000);
+
+  it('of a plain directory drop the files a .gitignore added later ignores', async () => {
+    const paths = pathsIn(join(work, 'data-ignore'));
+    const dir = join(work, 'code-ignore');
+    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
+    mkdirSync(join(dir, 'build'), { recursive: true });
+    writeFileSync(join(dir, 'build', 'out.txt'), 'generated\n');
+    const e: RepoEntry = { dir, name: 'ignore/me', kind: 'dir', source: 'test', text: dir };
+    const files = (fp: string) => execFileSync('git', [`--git-dir=${shadowDir(paths, e)}`, 'ls-tree', '-r', '--name-only', fp.slice('tree:'.length)], { encoding: 'utf8' }).split('\n');
+    expect(files(await fingerprint(paths, e))).toContain('build/out.txt');
+    writeFileSync(join(dir, '.gitignore'), 'build/\n');
+    const after = files(await fingerprint(paths, e));
+    expect(after).not.toContain('build/out.txt');
+    expect(after).toContain('.gitignore');
+    expect(after).toContain('acme_tools/__init__.py');
   }, 60_000);
 });
 
