@@ -23,15 +23,19 @@ lock="$root/.setup.lock"
 locked=false
 take_lock() {
   $locked && return
-  local said=false holder
+  local said=false holder tries=0
   until mkdir "$lock" 2>/dev/null; do
     holder=$(cat "$lock/pid" 2>/dev/null || true)
     if { [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; } || { [ -z "$holder" ] && [ -n "$(find "$lock" -maxdepth 0 -mmin +1 2>/dev/null)" ]; }; then
       rm -rf "$lock"
       continue
     fi
-    $said || echo "setup: waiting for another set-up of this checkout (pid ${holder:-unknown}) to finish" >&2
-    said=true
+    # The holder writes its pid just after taking the lock: named once known (or after a second).
+    tries=$((tries + 1))
+    if ! $said && { [ -n "$holder" ] || [ "$tries" -gt 5 ]; }; then
+      echo "setup: waiting for another set-up of this checkout (pid ${holder:-unknown}) to finish" >&2
+      said=true
+    fi
     sleep 0.2
   done
   echo $$ >"$lock/pid"
