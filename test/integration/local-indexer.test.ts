@@ -32,6 +32,21 @@ function commits(paths: IndexerPaths, e: RepoEntry): number {
   return out.split('\n').filter((t) => t === 'commit').length;
 }
 
+/** A copy of the pytools fixture under `work`, committed once as a git work tree. */
+function committedTree(name: string): string {
+  const dir = join(work, name);
+  cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-q', '-m', 'first');
+  return dir;
+}
+
+/** The files of the snapshot `fp` of `e`. */
+function snapshotFiles(paths: IndexerPaths, e: RepoEntry, fp: string): string[] {
+  return execFileSync('git', [`--git-dir=${shadowDir(paths, e)}`, 'ls-tree', '-r', '--name-only', fp.slice('tree:'.length)], { encoding: 'utf8' }).split('\n');
+}
+
 describe('shadow repositories', () => {
   it.each(['dir', 'git'] as const)('a %s entry keeps only its last snapshot once pruned, and the next index is still a delta', async (kind) => {
     const data = join(work, `data-${kind}`);
@@ -74,16 +89,11 @@ describe('shadow repositories', () => {
 
 describe('snapshots of a git work tree', () => {
   it("follow its exclude file and its settings as they change, and start over in a shadow made again", async () => {
-    const data = join(work, 'data-follow');
-    const paths = pathsIn(data);
-    const dir = join(work, 'code-follow');
-    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
-    gitIn(dir, 'init', '-q', '-b', 'main');
-    gitIn(dir, 'add', '-A');
-    gitIn(dir, 'commit', '-q', '-m', 'first');
+    const paths = pathsIn(join(work, 'data-follow'));
+    const dir = committedTree('code-follow');
     const e: RepoEntry = { dir, name: 'follow/me', kind: 'git', source: 'test', text: dir };
     const shadow = shadowDir(paths, e);
-    const files = (fp: string) => execFileSync('git', [`--git-dir=${shadow}`, 'ls-tree', '-r', '--name-only', fp.slice('tree:'.length)], { encoding: 'utf8' }).split('\n');
+    const files = (fp: string) => snapshotFiles(paths, e, fp);
     const setting = (key: string) => {
       try {
         return execFileSync('git', [`--git-dir=${shadow}`, 'config', '--get', key], { encoding: 'utf8' }).trim();
@@ -124,7 +134,7 @@ describe('snapshots of a git work tree', () => {
     mkdirSync(join(dir, 'build'), { recursive: true });
     writeFileSync(join(dir, 'build', 'out.txt'), 'generated\n');
     const e: RepoEntry = { dir, name: 'ignore/me', kind: 'dir', source: 'test', text: dir };
-    const files = (fp: string) => execFileSync('git', [`--git-dir=${shadowDir(paths, e)}`, 'ls-tree', '-r', '--name-only', fp.slice('tree:'.length)], { encoding: 'utf8' }).split('\n');
+    const files = (fp: string) => snapshotFiles(paths, e, fp);
     expect(files(await fingerprint(paths, e))).toContain('build/out.txt');
     writeFileSync(join(dir, '.gitignore'), 'build/\n');
     const after = files(await fingerprint(paths, e));
@@ -138,11 +148,7 @@ describe('counts that do not creep', () => {
   it(`after ${DELTAS_MAX + 4} uncommitted edits: every edit searchable, at most ${DELTAS_MAX + 1} shards, and as many documents as files once built whole`, async () => {
     const data = join(work, 'data-creep');
     const paths = pathsIn(data);
-    const dir = join(work, 'code-creep');
-    cpSync(join(FIXTURES, 'pytools'), dir, { recursive: true });
-    gitIn(dir, 'init', '-q', '-b', 'main');
-    gitIn(dir, 'add', '-A');
-    gitIn(dir, 'commit', '-q', '-m', 'first');
+    const dir = committedTree('code-creep');
     const e: RepoEntry = { dir, name: 'creep', kind: 'git', source: 'test', text: dir };
     const files = execFileSync('git', ['-C', dir, 'ls-files'], { encoding: 'utf8' }).trim().split('\n').length;
     await index(paths, e);
