@@ -172,10 +172,10 @@ function nulList(out: string): string[] {
 }
 
 /**
- * What this process has already copied into each shadow: a snapshot after an edit then runs two
- * git commands (add, write-tree) instead of five. The work tree's config is copied again when its
- * file changes (git rewrites it whole, so its inode, size or time changes); settings from the
- * user's own config are read once per process.
+ * What this process has already copied into each shadow: a snapshot after an edit then runs three
+ * git commands (add, ls-files, write-tree) instead of six. The work tree's config is copied again
+ * when its file changes (git rewrites it whole, so its inode, size or time changes); settings from
+ * the user's own config are read once per process.
  */
 const copied = new Map<string, { name?: string; exclude?: string; config?: string; configStamp?: string }>();
 
