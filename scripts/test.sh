@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm test: the type-check and the linter (scripts/check.sh) beside the tests, which start at once:
+# npm test: the type-check and the linter (scripts/check.mjs) beside the tests, which start at once:
 # the unit tests, then the integration tests. The suite is bound by CPU, and the checks fill what
 # the tests leave idle (their start, the integration set-up's waits), where one after the other
 # the checks alone took half a minute. The integration tests do not start when the unit tests
@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-bash scripts/check.sh >"$out" 2>&1 &
+node scripts/check.mjs >"$out" 2>&1 &
 check=$!
 checked=
 
