@@ -1,11 +1,12 @@
 /**
  * What the supervisor needs to know of other processes: whether one still runs, and its command
- * line (a pid file may name a pid the system has since given to another program). Read through
- * `ps`, which Linux and macOS both have; `/proc` is only the fallback where `ps` is missing (a
- * minimal container), and a process that cannot be described is taken as not ours.
+ * line (a pid file may name a pid the system has since given to another program). Read from
+ * `/proc` where there is one (Linux: a file read, where `ps` is a process started for each
+ * question, and stopProcess asks every 50 ms), through `ps` elsewhere (macOS). A process that
+ * cannot be described is taken as not ours.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 export interface ProcessInfo {
   pid: number;
@@ -15,13 +16,16 @@ export interface ProcessInfo {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function fromPs(pid: number): ProcessInfo | undefined | 'no-ps' {
+const HAS_PROC = existsSync('/proc/self/stat');
+
+/** @internal `ps`'s view of `pid`, exported for tests on machines that have /proc. */
+export function fromPs(pid: number): ProcessInfo | undefined {
   let out: string;
   try {
     out = execFileSync('ps', ['-o', 'stat=', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch (err) {
-    // ps exits 1 when no such process; ENOENT when there is no ps at all.
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no-ps' : undefined;
+  } catch {
+    // ps exits 1 when no such process.
+    return undefined;
   }
   const m = /^\s*(\S+)\s+(.*)$/.exec(out.split('\n')[0] ?? '');
   if (!m || m[1]!.startsWith('Z')) return undefined; // a zombie has exited; only its parent has not looked
@@ -46,8 +50,7 @@ export function describeProcess(pid: number): ProcessInfo | undefined {
     // EPERM: it runs, as another user; nothing of ours.
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  const seen = fromPs(pid);
-  return seen === 'no-ps' ? fromProc(pid) : seen;
+  return HAS_PROC ? fromProc(pid) : fromPs(pid);
 }
 
 export function isRunning(pid: number): boolean {

@@ -1,19 +1,22 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { describeProcess, isRunning, stopProcess } from '../../src/local/process-table.js';
+import { describeProcess, fromPs, isRunning, stopProcess } from '../../src/local/process-table.js';
 
 const exited = (child: ReturnType<typeof spawn>) => new Promise((r) => child.once('exit', r));
 
-describe('the process table (ps, not /proc)', () => {
+describe('the process table', () => {
   it('describes a running process by its command line, and nothing once it has exited', async () => {
     const child = spawn('sleep', ['30']);
     try {
       expect(describeProcess(child.pid!)).toEqual({ pid: child.pid, args: 'sleep 30' });
+      // What macOS reads: ps, where this machine reads /proc.
+      expect(fromPs(child.pid!)).toEqual({ pid: child.pid, args: 'sleep 30' });
     } finally {
       child.kill();
       await exited(child);
     }
     expect(isRunning(child.pid!)).toBe(false);
+    expect(fromPs(child.pid!)).toBeUndefined();
     expect(describeProcess(0)).toBeUndefined();
     expect(describeProcess(-1)).toBeUndefined();
   });
@@ -25,6 +28,7 @@ describe('the process table (ps, not /proc)', () => {
     try {
       await new Promise((r) => setTimeout(r, 400));
       expect(isRunning(pid)).toBe(false);
+      expect(fromPs(pid)).toBeUndefined();
     } finally {
       shell.kill();
       await exited(shell);
