@@ -49,17 +49,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
   const rest = setupBeside(['parser', 'lint', 'protocol', 'helm']);
   const workDir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-test-'));
-  const started = Date.now();
-  const { indexDir, repos } = buildFixtureIndex(workDir);
-  const zoekt = await startWebserver({ indexDir, expectRepos: repos.length });
-  process.stderr.write(`test zoekt: ${repos.length} fixture repos indexed and served at ${zoekt.url} in ${Date.now() - started} ms\n`);
-  project.provide('zoektUrl', zoekt.url);
-  project.provide('indexDir', indexDir);
-  project.provide('repos', repos);
+  // The index builds of the tests pass their files to one warm extractor, as the local
+  // supervisor's do (src/extractor/service.ts); a test of the extractor started cold says so. It
+  // answers from this process: the fixtures' build uses it too, run without blocking this process;
+  // the builds of the Go tree and the corpora (on a new machine) block it, and start the extractor
+  // each time.
   const extractor = new ExtractorService(join(workDir, 'run', 'extractor.sock'), pathToFileURL(join(ROOT, 'dist/extractor/worker.js')), (m) => process.stderr.write(`test extractor: ${m}\n`));
+  let zoekt: RunningZoekt | undefined;
   let goZoekt: RunningZoekt | undefined;
   let corporaZoekt: RunningZoekt | undefined;
   try {
+    const warm = await extractor.listen();
+    const started = Date.now();
+    const { indexDir, repos } = await buildFixtureIndex(workDir, warm ? extractor.path : undefined);
+    zoekt = await startWebserver({ indexDir, expectRepos: repos.length });
+    process.stderr.write(`test zoekt: ${repos.length} fixture repos indexed and served at ${zoekt.url} in ${Date.now() - started} ms\n`);
+    project.provide('zoektUrl', zoekt.url);
+    project.provide('indexDir', indexDir);
+    project.provide('repos', repos);
     const goStarted = Date.now();
     const go = buildGorootIndex();
     goZoekt = await startWebserver({ indexDir: go.indexDir, expectRepos: 1 });
@@ -75,14 +82,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('corpora', corpora);
     const failed = await rest;
     if (failed) throw failed;
-    // The index builds the tests run pass their files to one warm extractor, as the local
-    // supervisor's do (src/extractor/service.ts); a test of the extractor started cold says so.
-    if (await extractor.listen()) process.env.ZOEKT_MCP_EXTRACTOR_SOCKET = extractor.path;
+    if (warm) process.env.ZOEKT_MCP_EXTRACTOR_SOCKET = extractor.path;
   } catch (e) {
     await extractor.close();
     await corporaZoekt?.stop();
     await goZoekt?.stop();
-    await zoekt.stop();
+    await zoekt?.stop();
     rmSync(workDir, { recursive: true, force: true });
     throw e;
   }
@@ -92,7 +97,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stderr.write(`test extractor: tagged ${files} files of ${builds} index builds with ${workers} parse workers\n`);
     await corporaZoekt?.stop();
     await goZoekt?.stop();
-    await zoekt.stop();
+    await zoekt?.stop();
     rmSync(workDir, { recursive: true, force: true });
   };
 }

@@ -3,7 +3,7 @@
  * from test/fixtures/ (each top-level folder becomes a git repository named
  * github.com/acme/<folder>), and zoekt-webserver processes on 127.0.0.1.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -66,11 +66,20 @@ export function withoutWarmExtractor(): NodeJS.ProcessEnv {
 }
 
 export function runIndexer(kind: 'git' | 'dir', args: string[], opts: { cold?: boolean } = {}): void {
-  execFileSync(INDEX_COMMAND, [kind, '-require_ctags', ...args], {
-    env: { ...(opts.cold ? withoutWarmExtractor() : process.env), ZOEKT_BIN, ZOEKT_MCP_NODE: process.execPath },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    maxBuffer: 64 << 20,
-  });
+  execFileSync(INDEX_COMMAND, [kind, '-require_ctags', ...args], { env: indexerEnv(opts), stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+/**
+ * runIndexer without blocking the event loop, through the warm extractor listening at `socket`
+ * (if any): for the global set-up, whose own process serves that extractor.
+ */
+function runIndexerAsync(kind: 'git' | 'dir', args: string[], socket: string | undefined): Promise<void> {
+  const env = { ...indexerEnv({}), ...(socket ? { ZOEKT_MCP_EXTRACTOR_SOCKET: socket } : {}) };
+  return new Promise((resolve, reject) => execFile(INDEX_COMMAND, [kind, '-require_ctags', ...args], { env, maxBuffer: 64 << 20 }, (err) => (err ? reject(err) : resolve())));
+}
+
+function indexerEnv(opts: { cold?: boolean }): NodeJS.ProcessEnv {
+  return { ...(opts.cold ? withoutWarmExtractor() : process.env), ZOEKT_BIN, ZOEKT_MCP_NODE: process.execPath };
 }
 
 /** The fixture repositories: every folder directly under test/fixtures/. */
@@ -109,7 +118,7 @@ export const DEV_BRANCH_MARKER = 'dev_branch_only_marker';
  * Copies each fixture folder into `workDir`, commits it as a git repository (branch main; webapp
  * also gets a dev branch), and indexes them all with zoekt-config/index git (zoekt-git-index).
  */
-export function buildFixtureIndex(workDir: string): { indexDir: string; repos: string[] } {
+export async function buildFixtureIndex(workDir: string, extractorSocket: string | undefined): Promise<{ indexDir: string; repos: string[] }> {
   const srcDir = join(workDir, 'repos');
   const indexDir = join(workDir, 'index');
   mkdirSync(srcDir, { recursive: true });
@@ -136,7 +145,7 @@ export function buildFixtureIndex(workDir: string): { indexDir: string; repos: s
     }
     dirs.push(dir);
   }
-  runIndexer('git', ['-allow_missing_branches', '-branches', 'main,dev', '-index', indexDir, ...dirs]);
+  await runIndexerAsync('git', ['-allow_missing_branches', '-branches', 'main,dev', '-index', indexDir, ...dirs], extractorSocket);
   return { indexDir, repos: names.map((n) => `${REPO_PREFIX}${n}`) };
 }
 
