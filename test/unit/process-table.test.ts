@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { describeProcess, fromPs, isRunning, stopProcess } from '../../src/local/process-table.js';
 
-const exited = (child: ReturnType<typeof spawn>) => new Promise((r) => child.once('exit', r));
+// Resolves at once for a child already reaped: stopProcess may return after Node has seen it exit.
+const exited = (child: ReturnType<typeof spawn>) =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r));
 
 describe('the process table', () => {
   it('describes a running process by its command line, and nothing once it has exited', async () => {
