@@ -30,11 +30,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export function answers(url: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = get(`${url}/healthz`, { agent: false, signal: AbortSignal.timeout(1000) }, (res) => {
-      res.resume();
-      resolve(res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300);
-    });
-    req.on('error', () => resolve(false));
+    try {
+      const req = get(`${url}/healthz`, { agent: false, signal: AbortSignal.timeout(1000) }, (res) => {
+        res.resume();
+        resolve(res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300);
+      });
+      req.on('error', () => resolve(false));
+    } catch {
+      resolve(false); // a URL it cannot ask (a port out of range)
+    }
   });
 }
 
