@@ -125,8 +125,7 @@ function shadowGit(paths: IndexerPaths, e: RepoEntry, ...args: string[]): Promis
  */
 export async function fingerprint(paths: IndexerPaths, e: RepoEntry): Promise<string> {
   const { shadow, created } = await initShadow(paths, e);
-  if (created) copied.delete(shadow);
-  const done = copied.get(shadow) ?? {};
+  const done = (!created && copied.get(shadow)) || {};
   copied.set(shadow, done);
   if (e.kind === 'git') {
     if (done.exclude === undefined) {
