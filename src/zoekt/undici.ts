@@ -6,6 +6,7 @@
  * undici has no `exports` map, so its files are reachable by path; the paths are those of the
  * version package-lock.json pins, and test/unit/undici.test.ts sends a request through them.
  */
+import { setFlagsFromString } from 'node:v8';
 import type { Agent, Dispatcher, errors } from 'undici';
 
 /** A CommonJS file's exports: `default` from Node's loader and from a bundle's lazy chunk alike. */
@@ -24,8 +25,22 @@ export interface Undici {
 
 let loading: Promise<Undici> | undefined;
 
+/**
+ * undici parses HTTP with llhttp, compiled to WebAssembly, and V8 optimises a WebAssembly function
+ * once it has run for a budget (--wasm-tiering-budget, 1.8M by default). llhttp's parser spends
+ * that within a server's first few requests to Zoekt, and optimising it takes 60-100 ms of CPU:
+ * without that, a short stdio session (start, two searches) took 0.82x the server's CPU.
+ * Unoptimised it parses as fast as a call can show (most of a call is JSON and the page): 5,000
+ * calls kept their latency and HTTP throughput (bench/README.md, "Start-up"). With a budget 550
+ * times V8's, a server that keeps parsing still optimises it, later. The flag is the process's: the
+ * extractor, whose grammars gain from optimising sooner, runs in the supervisor or the indexer.
+ */
+const LLHTTP_TIERING_BUDGET = 1_000_000_000;
+
 /** Loads the parts once, with the first request: starting and answering tools/list do not wait for them. */
 export function loadUndici(): Promise<Undici> {
+  // Before undici compiles llhttp: V8 reads the budget when it instantiates the module.
+  if (!loading) setFlagsFromString(`--wasm-tiering-budget=${LLHTTP_TIERING_BUDGET}`);
   return (loading ??= Promise.all([
     exportsOf(import('undici/lib/dispatcher/agent.js')),
     exportsOf(import('undici/lib/api/index.js')),
