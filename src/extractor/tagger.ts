@@ -24,16 +24,27 @@ function parseTimeoutMs(): number {
 const MAX_PARSE_BYTES = 4 << 20;
 
 /**
- * V8 optimises a WebAssembly function once it has run this much (twice its default). Most runs of
- * the extractor are a local delta build of a few files, where optimising the grammar and the query
- * engine cost more CPU than the parses: two files 0.33 → 0.25 s of CPU. Ten times the default saved
- * no more and made Go's tree 5–7% slower to index (bench/indexing.sh, 2 rounds); twice it is within
- * that bench's noise (29.4 against 30.5 s, 4 rounds). Set before a worker compiles its first module.
+ * V8 optimises a WebAssembly function once it has run this much (twice Node 20's default). Most
+ * runs of the extractor are a local delta build of a few files, where optimising the grammar and
+ * the query engine cost more CPU than the parses: two files 0.33 → 0.25 s of CPU. Ten times the
+ * default saved no more and made Go's tree 5–7% slower to index (bench/indexing.sh, 2 rounds);
+ * twice it is within that bench's noise (29.4 against 30.5 s, 4 rounds). Measured on Node 20.
+ * The V8 of Node 22 and 24 defaults to 13M, later than this already: there the budget is left as
+ * it is, where setting this one would have it optimise sooner.
  */
 const WASM_TIERING_BUDGET = 3_600_000;
 
+/** The budget to set for this V8 (`process.versions.v8`), or undefined to keep its own. */
+export function wasmTieringBudget(v8Version: string): number | undefined {
+  const major = Number(v8Version.split('.')[0]);
+  // V8 11 is Node 20's, whose default is 1.8M; Node 22's (12.4) and 24's (13.6) have 13M.
+  return major <= 11 ? WASM_TIERING_BUDGET : undefined;
+}
+
+/** Set before a worker compiles its first module: V8 reads the budget as it instantiates one. */
 export function tuneWasm(): void {
-  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+  const budget = wasmTieringBudget(process.versions.v8);
+  if (budget !== undefined) setFlagsFromString(`--wasm-tiering-budget=${budget}`);
 }
 
 function tagLine(tag: Tag, filename: string, language: string): string | undefined {
