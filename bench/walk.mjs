@@ -4,6 +4,7 @@
 // how many requests and bytes each walk cost. Prints figures; asserts nothing.
 //   ZOEKT_URL=… node bench/walk.mjs
 //   ZOEKT_MCP_CLI=/other/checkout/dist/cli.js …   # the same walk through another build
+import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -44,12 +45,23 @@ async function adapter(zoektUrl) {
   });
   const client = new Client({ name: 'bench-walk', version: '1.0.0' });
   await client.connect(transport);
-  return client;
+  return { client, pid: transport.pid };
+}
+
+/** The server's CPU so far, every thread (Linux: /proc), in ms; undefined elsewhere. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Follows next_cursor to the end; returns what the walk reached and what it cost. */
-async function walk(client, proxy, tool, args, listKey) {
+async function walk({ client, pid }, proxy, tool, args, listKey) {
   const before = { ...proxy.counts };
+  const cpu = cpuMs(pid);
   const seen = new Set();
   let cursor;
   let pages = 0;
@@ -69,6 +81,7 @@ async function walk(client, proxy, tool, args, listKey) {
   }
   return {
     ms: performance.now() - t,
+    cpu: cpu === undefined ? undefined : cpuMs(pid) - cpu,
     pages,
     reached: seen.size,
     firstStats: first.stats,
@@ -102,19 +115,20 @@ const CASES = [
 ];
 
 const proxy = await countingProxy(ZOEKT_URL);
-const client = await adapter(proxy.url);
+const server = await adapter(proxy.url);
+const { client } = server;
 const mib = (b) => (b / 1048576).toFixed(1);
 console.log(`walking every page through ${CLI}`);
-console.log('case | pages | reached | stats | walk ms | zoekt requests | MiB from zoekt | raw ms | raw MiB | walk ÷ raw (time)');
+console.log('case | pages | reached | stats | walk ms | server CPU ms | zoekt requests | MiB from zoekt | raw ms | raw MiB | walk ÷ raw (time)');
 for (const c of CASES) {
-  const w = await walk(client, proxy, c.tool, c.args, c.listKey);
+  const w = await walk(server, proxy, c.tool, c.args, c.listKey);
   const first = await client.callTool({ name: c.tool, arguments: c.args });
   const query = first.structuredContent.zoekt_query ?? first.structuredContent.zoekt_queries?.usages;
   const files = first.structuredContent.stats.files;
   const r = await raw(query, Math.max(files, w.reached), c.context);
   const stats = JSON.stringify(w.firstStats);
   console.log(
-    `${c.tool} ${JSON.stringify(c.args)} | ${w.pages} | ${w.reached} | ${stats} | ${w.ms.toFixed(0)} | ${w.requests} | ${mib(w.bytes)} | ${r.ms.toFixed(0)} | ${mib(r.bytes)} | ${(w.ms / r.ms).toFixed(2)}` +
+    `${c.tool} ${JSON.stringify(c.args)} | ${w.pages} | ${w.reached} | ${stats} | ${w.ms.toFixed(0)} | ${w.cpu?.toFixed(0) ?? '?'} | ${w.requests} | ${mib(w.bytes)} | ${r.ms.toFixed(0)} | ${mib(r.bytes)} | ${(w.ms / r.ms).toFixed(2)}` +
       (w.partial ? ` | partial: ${w.partial.reason}` : ''),
   );
 }

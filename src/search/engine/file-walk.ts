@@ -195,10 +195,18 @@ type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal
  */
 async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: FileHit[], listing: Window, perFile: number | undefined, stats: SearchStatsOut[]): Promise<Map<string, FileHit>> {
   const hits = new Map<string, FileHit>();
+  // A path can stand once per branch version: the restricted search returns them all. The
+  // listing (thousands of files) is read once for the page's files, not once per request.
+  const paths = new Set(wanted.map((f) => f.path));
+  const versionsOf = new Map<string, number>();
+  for (const f of listing.files) {
+    if (!paths.has(f.path)) continue;
+    const key = pathKey(f);
+    versionsOf.set(key, (versionsOf.get(key) ?? 0) + 1);
+  }
   const among = async (block: FileHit[]) => {
-    // A path can stand once per branch version: the restricted search returns them all.
-    const paths = new Set(block.map(pathKey));
-    const versions = listing.files.filter((f) => paths.has(pathKey(f))).length;
+    let versions = 0;
+    for (const path of new Set(block.map(pathKey))) versions += versionsOf.get(path) ?? 0;
     // Every file of the block is evaluated: a budget that stopped early would lose some.
     const found = await searcher.filesAmong({ ...ranked, shardMatches: undefined, maxMatches: perFile === undefined ? undefined : perFile * Math.max(versions, block.length) }, block, versions);
     stats.push(found.stats);
