@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI, type Connected } from './mcp.js';
+import { CLI, CLIENT_OPTIONS, type Connected } from './mcp.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 
@@ -120,13 +120,13 @@ export function listening(stderr: string): { url: string; port: number } | undef
 const clientInfo = { name: 'zoekt-mcp-http-tests', version: '1.0.0' };
 
 export async function connectStreamable(url: string, headers: Record<string, string> = {}): Promise<Connected> {
-  const client = new Client(clientInfo);
+  const client = new Client(clientInfo, CLIENT_OPTIONS);
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
   return { client, close: () => client.close() };
 }
 
 export async function connectSse(url: string, headers: Record<string, string> = {}): Promise<Connected> {
-  const client = new Client(clientInfo);
+  const client = new Client(clientInfo, CLIENT_OPTIONS);
   await client.connect(new SSEClientTransport(new URL(`${url}/sse`), { requestInit: { headers } }));
   return { client, close: () => client.close() };
 }

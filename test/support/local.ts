@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { socketFor } from '../../src/local/lease.js';
 import { PROTOCOL, type SupervisorStatus } from '../../src/local/status.js';
-import { call, ok } from './mcp.js';
+import { call, CLIENT_OPTIONS, ok } from './mcp.js';
 import { ROOT, TOOLS_DIR } from './zoekt.js';
 
 export const SERVE = join(ROOT, 'scripts/serve.sh');
@@ -55,7 +55,7 @@ export async function spawnServe(e: LocalEnv, args: string[] = []): Promise<Loca
   transport.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const client = new Client({ name: 'local-serve-test', version: '1.0.0' });
+  const client = new Client({ name: 'local-serve-test', version: '1.0.0' }, CLIENT_OPTIONS);
   await client.connect(transport);
   await client.listTools();
   const startMs = performance.now() - started;

@@ -3,6 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
@@ -13,6 +15,27 @@ import { ZoektClient, type ZoektClientOptions } from '../../src/zoekt/client.js'
 import { ROOT } from './zoekt.js';
 
 export const CLI = join(ROOT, 'dist/cli.js');
+
+/**
+ * The output-schema validator of the tests' clients. A client compiles every tool's output schema
+ * when it lists the tools (about 25 ms for the eight), and the tests list the same tools hundreds
+ * of times a run; this compiles each schema once, with a client's own Ajv settings, and checks
+ * every answer as a client's own validator does.
+ */
+class SharedValidator implements jsonSchemaValidator {
+  private readonly ajv = new AjvJsonSchemaValidator();
+  private readonly compiled = new Map<string, JsonSchemaValidator<unknown>>();
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    let validator = this.compiled.get(key);
+    if (!validator) this.compiled.set(key, (validator = this.ajv.getValidator(schema)));
+    return validator as JsonSchemaValidator<T>;
+  }
+}
+
+/** Options for a test's 2025-era SDK Client: the shared validator above. */
+export const CLIENT_OPTIONS = { jsonSchemaValidator: new SharedValidator() };
 
 export interface Connected {
   client: Client;
@@ -31,7 +54,7 @@ export async function connectStdio(env: Record<string, string>, args: string[] =
   transport.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const client = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
+  const client = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' }, CLIENT_OPTIONS);
   await client.connect(transport);
   return { client, close: () => client.close(), stderr: () => stderr };
 }
@@ -50,7 +73,7 @@ export async function connectInProcess(
   // A 2025-era session, as a hand-wired transport serves (the SDK's serving entries pick the era).
   const server = serverFactory(runtime)({ era: 'legacy' });
   await server.connect(serverTransport);
-  const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' });
+  const mcp = new Client({ name: 'zoekt-mcp-tests', version: '1.0.0' }, CLIENT_OPTIONS);
   await mcp.connect(clientTransport);
   return {
     client: mcp,
