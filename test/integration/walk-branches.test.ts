@@ -10,6 +10,13 @@ import { call, connectStdio, ok, type Connected } from '../support/mcp.js';
 import { git, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 const FILES = 300;
+/**
+ * Paths whose versions each hold hundreds of matches, past the ranked part: a page asks for such
+ * a file alone, and its other version comes too and could take the whole match cap (the file
+ * asked for was then missing, and the page said the index had changed).
+ */
+const DENSE = 8;
+const DENSE_LINES = 400;
 
 let work: string;
 let zoekt: RunningZoekt;
@@ -23,6 +30,11 @@ beforeAll(async () => {
   git(repo, 'config', 'zoekt.name', 'github.com/acme/forked');
   const write = (branch: string) => {
     for (let i = 0; i < FILES; i++) writeFileSync(join(repo, 'src', `f${String(i).padStart(3, '0')}.ts`), `export const needle${i} = '${branch}';\nlet x = needle${i};\nconsole.log(x);\n`);
+    for (let i = 0; i < DENSE; i++) {
+      // Inside longer words and in comments: ranked below the files that define a needle.
+      const lines = Array.from({ length: DENSE_LINES }, (_, n) => `// aneedleb ${branch} ${n}`);
+      writeFileSync(join(repo, 'src', `g${i}.ts`), `${lines.join('\n')}\n`);
+    }
   };
   write('main');
   git(repo, 'add', '-A');
@@ -60,7 +72,8 @@ async function walk(tool: string, args: Record<string, unknown>, listKey: string
   return items;
 }
 
-const expected = Array.from({ length: FILES }, (_, i) => `src/f${String(i).padStart(3, '0')}.ts`).flatMap((p) => [`${p}@main`, `${p}@dev`]);
+const paths = [...Array.from({ length: FILES }, (_, i) => `src/f${String(i).padStart(3, '0')}.ts`), ...Array.from({ length: DENSE }, (_, i) => `src/g${i}.ts`)];
+const expected = paths.flatMap((p) => [`${p}@main`, `${p}@dev`]);
 
 describe('a walk over paths that differ between branches', () => {
   it('search_code reaches every version of every path once, past the ranked 200', async () => {

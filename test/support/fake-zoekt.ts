@@ -17,6 +17,8 @@ export interface FakeFile {
   score: number;
   /** Matched lines, one match each. */
   matches: number;
+  /** The branch of this version of the path, when the index holds several (a `file:` names them all). */
+  version?: string;
 }
 
 export interface FakeRequest {
@@ -80,7 +82,8 @@ export class FakeZoekt {
     keyed.sort((a, b) => b.f.score - a.f.score || a.tie - b.tie);
     let files = keyed.slice(0, req.maxDocs).map(({ f }) => {
       const chunks = listing ? [chunkOf(1, true)] : Array.from({ length: f.matches }, (_, i) => chunkOf(i + 1, false));
-      const hit: FileHit = { repo: f.repo, path: f.path, language: 'Go', branches: [], score: f.score, chunks };
+      const hit: FileHit = { repo: f.repo, path: f.path, language: 'Go', branches: f.version ? [f.version] : [], score: f.score, chunks };
+      if (f.version) hit.version = f.version;
       return hit;
     });
     // MaxMatchDisplayCount: files in rank order take matches until the count runs out in one.

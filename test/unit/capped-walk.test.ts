@@ -163,6 +163,29 @@ describe('the path-ordered part of a walk', () => {
   });
 });
 
+describe('a walk over paths with a version on each branch', () => {
+  it('brings every version once, when a page ends between the versions of one path', async () => {
+    // Each path twice, as an index of two branches holds it: a `file:` restriction brings both
+    // versions, so a page that has one of them asks for room for both. Pages of 7 split some pairs.
+    const files = corpus(12, 60).flatMap((f): FakeFile[] => [
+      { ...f, version: 'main' },
+      { ...f, version: 'dev', score: f.score - 1 },
+    ]);
+    const searcher = searcherOf(new FakeZoekt(files, seeded(12)), { rankedFiles: 10, walkFiles: 20_000 });
+    const walked: string[] = [];
+    for (let offset = 0, page = 0; ; page++) {
+      const got = await walkFiles(searcher, REQUEST, offset, 7);
+      expect(got.partial, `page ${page}`).toBeUndefined();
+      walked.push(...got.files.map((f) => `${id(f)}@${f.version}`));
+      if (!got.more) break;
+      offset = got.nextOffset ?? offset + 7;
+      expect(page).toBeLessThan(100);
+    }
+    expect(new Set(walked).size).toBe(walked.length);
+    expect([...walked].sort()).toEqual(files.map((f) => `${id(f)}@${f.version}`).sort());
+  });
+});
+
 describe('walks within a repository scope', () => {
   it('give every file of the scope once and none outside it, from a Zoekt that ignored the scope in the query', async () => {
     const files = corpus(9, 90);

@@ -204,11 +204,12 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
     const key = pathKey(f);
     versionsOf.set(key, (versionsOf.get(key) ?? 0) + 1);
   }
-  const among = async (block: FileHit[]) => {
+  const among = async (block: FileHit[], capped = true) => {
     let versions = 0;
     for (const path of new Set(block.map(pathKey))) versions += versionsOf.get(path) ?? 0;
+    const maxMatches = perFile === undefined || !capped ? undefined : perFile * Math.max(versions, block.length);
     // Every file of the block is evaluated: a budget that stopped early would lose some.
-    const found = await searcher.filesAmong({ ...ranked, shardMatches: undefined, maxMatches: perFile === undefined ? undefined : perFile * Math.max(versions, block.length) }, block, versions);
+    const found = await searcher.filesAmong({ ...ranked, shardMatches: undefined, maxMatches }, block, versions);
     stats.push(found.stats);
     return found;
   };
@@ -217,7 +218,10 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
   for (const f of found.files) if (cutAt === undefined || f.score > cutAt) hits.set(fileId(f), f);
   if (cutAt !== undefined) {
     const rest = wanted.filter((f) => !hits.has(fileId(f)));
-    const alone = await Promise.all(rest.map((f) => among([f])));
+    // A file asked for alone comes with its first `perFile` matches, unless its path has other
+    // versions: they come too, and one ranked before it could take the whole cap. Those come
+    // without a cap (a file's matches are bounded by its size).
+    const alone = await Promise.all(rest.map((f) => among([f], (versionsOf.get(pathKey(f)) ?? 1) <= 1)));
     for (const w of alone) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
   }
   // Whether a file came whole or cut depends on the files beside it in the request: every file
