@@ -51,7 +51,9 @@ async function adapter(zoektUrl) {
 /** The server's CPU so far, every thread (Linux: /proc), in ms; undefined elsewhere. */
 function cpuMs(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name, which may hold ") ": utime and stime are fields 14 and 15, in ticks of 10 ms.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return undefined;

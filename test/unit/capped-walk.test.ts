@@ -171,7 +171,8 @@ describe('a walk over paths with a version on each branch', () => {
       { ...f, version: 'main' },
       { ...f, version: 'dev', score: f.score - 1 },
     ]);
-    const searcher = searcherOf(new FakeZoekt(files, seeded(12)), { rankedFiles: 10, walkFiles: 20_000 });
+    const zoekt = new FakeZoekt(files, seeded(12));
+    const searcher = searcherOf(zoekt, { rankedFiles: 10, walkFiles: 20_000 });
     const walked: string[] = [];
     for (let offset = 0, page = 0; ; page++) {
       const got = await walkFiles(searcher, REQUEST, offset, 7);
@@ -183,6 +184,10 @@ describe('a walk over paths with a version on each branch', () => {
     }
     expect(new Set(walked).size).toBe(walked.length);
     expect([...walked].sort()).toEqual(files.map((f) => `${id(f)}@${f.version}`).sort());
+    // It happened: a version was left short by the other one, and asked for again without a cap.
+    const again = zoekt.requests.filter((r) => r.maxMatches === undefined && !r.query.startsWith('type:filename'));
+    expect(again.length).toBeGreaterThan(0);
+    expect(again.length).toBeLessThan(zoekt.requests.length / 4);
   });
 });
 

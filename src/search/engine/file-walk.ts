@@ -23,7 +23,8 @@
  *   (the files above it, and their matches, are the same in any order Zoekt breaks ties in);
  * - a page in the path-ordered part asks for its own files only, with a cap of
  *   `matchesPerFile` each; a file cut there shows its first matches, and its count of the rest is
- *   a lower bound (`FileHit.matchesCut`);
+ *   a lower bound (`FileHit.matchesCut`). A path's versions on other branches come with it, and
+ *   one ranked first can take the cap: a version left short is asked for again without one;
  * - ranked windows carry a match budget of their own (`shardMatches`): Zoekt stops evaluating a
  *   shard's files once it has found that many matches, so a common term costs what its best
  *   files cost, not every match of every file. The relevance-ordered part is then the best of
@@ -190,8 +191,10 @@ type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal
 /**
  * The matched lines of a page's files from the path-ordered part: one search restricted to
  * them, with a cap of `perFile` matches each; the files that search could not bring whole (the
- * cap ran out in one of them, and files after it were not sent) are asked for one by one, each
- * with its own cap, at once.
+ * cap ran out in one of them, and files after it were not sent) are asked for path by path, each
+ * with its own cap, at once. A path's versions all come in its search, and one ranked before
+ * another can take the whole cap: a version left without its first `perFile` matches is asked for
+ * again without a cap (its matches are bounded by its size, and the answer by Zoekt's client).
  */
 async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: FileHit[], listing: Window, perFile: number | undefined, stats: SearchStatsOut[]): Promise<Map<string, FileHit>> {
   const hits = new Map<string, FileHit>();
@@ -218,16 +221,34 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
   for (const f of found.files) if (cutAt === undefined || f.score > cutAt) hits.set(fileId(f), f);
   if (cutAt !== undefined) {
     const rest = wanted.filter((f) => !hits.has(fileId(f)));
-    // A file asked for alone comes with its first `perFile` matches, unless its path has other
-    // versions: they come too, and one ranked before it could take the whole cap. Those come
-    // without a cap (a file's matches are bounded by its size).
-    const alone = await Promise.all(rest.map((f) => among([f], (versionsOf.get(pathKey(f)) ?? 1) <= 1)));
-    for (const w of alone) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+    for (const w of await Promise.all(byPath(rest).map((files) => among(files)))) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+    const short = perFile === undefined ? [] : rest.filter((f) => leftShort(hits.get(fileId(f)), perFile));
+    for (const w of await Promise.all(byPath(short).map((files) => among(files, false)))) for (const f of w.files) hits.set(fileId(f), f);
   }
   // Whether a file came whole or cut depends on the files beside it in the request: every file
   // shows its first `perFile` matches at most, so a page is the same whichever way it came.
   if (perFile !== undefined) for (const [key, f] of hits) hits.set(key, firstMatches(f, perFile));
   return hits;
+}
+
+/** The files grouped by repository and path: the versions of a path come in one search. */
+function byPath(files: FileHit[]): FileHit[][] {
+  const groups = new Map<string, FileHit[]>();
+  for (const f of files) {
+    const group = groups.get(pathKey(f));
+    if (group) group.push(f);
+    else groups.set(pathKey(f), [f]);
+  }
+  return [...groups.values()];
+}
+
+/** Not sent, or cut before its first `perFile` matches (a version ranked before it took the cap). */
+function leftShort(hit: FileHit | undefined, perFile: number): boolean {
+  if (!hit) return true;
+  if (!hit.matchesCut) return false;
+  let count = 0;
+  for (const c of hit.chunks) count += c.matchLines.length;
+  return count < perFile;
 }
 
 /** The file with its first `n` matches only (marked cut) when it has as many or more. */
