@@ -129,6 +129,9 @@ describe('a set-up machine', () => {
     try {
       const first = await supervisorStatus(data);
       const zoektPid = Number(readFileSync(join(data, 'zoekt-webserver.pid'), 'utf8'));
+      // Its Zoekt serving first: the supervisor names the URL while Zoekt still loads, and one
+      // killed before it answers leaves a Zoekt the next supervisor does not adopt but replaces.
+      await waitFor('Zoekt answering', async () => (await fetch(`${first!.zoekt_url}/healthz`).catch(() => undefined))?.ok);
       process.kill(first!.pid, 'SIGKILL');
       expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
       const next = await waitFor('a new supervisor', async () => {
@@ -141,6 +144,16 @@ describe('a set-up machine', () => {
       await c.close();
       expect(await supervisorGone(data)).toBe(true);
       await waitFor('its Zoekt stopped', async () => ['gone', 'Z'].includes(procState(zoektPid)));
+    } catch (err) {
+      // What the supervisors and Zoekt said, for a failure that only a busy machine has shown.
+      const tail = (file: string) => {
+        try {
+          return readFileSync(join(data, file), 'utf8').trim().split('\n').slice(-20).join('\n');
+        } catch {
+          return '(none)';
+        }
+      };
+      throw new Error(`${String(err)}\n--- supervisor.log\n${tail('supervisor.log')}\n--- webserver.log\n${tail('webserver.log')}\n--- the server's stderr\n${c.stderr().slice(-2000)}`, { cause: err });
     } finally {
       await c.close().catch(() => undefined);
     }
