@@ -221,9 +221,12 @@ async function tailMatches(searcher: Searcher, ranked: RankedRequest, wanted: Fi
   for (const f of found.files) if (cutAt === undefined || f.score > cutAt) hits.set(fileId(f), f);
   if (cutAt !== undefined) {
     const rest = wanted.filter((f) => !hits.has(fileId(f)));
-    for (const w of await Promise.all(byPath(rest).map((files) => among(files)))) for (const f of w.files) if (!hits.has(fileId(f))) hits.set(fileId(f), f);
+    const take = (windows: Window[], over: boolean) => {
+      for (const w of windows) for (const f of w.files) if (over || !hits.has(fileId(f))) hits.set(fileId(f), f);
+    };
+    take(await Promise.all(byPath(rest).map((files) => among(files))), false);
     const short = perFile === undefined ? [] : rest.filter((f) => leftShort(hits.get(fileId(f)), perFile));
-    for (const w of await Promise.all(byPath(short).map((files) => among(files, false)))) for (const f of w.files) hits.set(fileId(f), f);
+    take(await Promise.all(byPath(short).map((files) => among(files, false))), true);
   }
   // Whether a file came whole or cut depends on the files beside it in the request: every file
   // shows its first `perFile` matches at most, so a page is the same whichever way it came.
@@ -244,18 +247,14 @@ function byPath(files: FileHit[]): FileHit[][] {
 
 /** Not sent, or cut before its first `perFile` matches (a version ranked before it took the cap). */
 function leftShort(hit: FileHit | undefined, perFile: number): boolean {
-  if (!hit) return true;
-  if (!hit.matchesCut) return false;
-  let count = 0;
-  for (const c of hit.chunks) count += c.matchLines.length;
-  return count < perFile;
+  return !hit || (hit.matchesCut === true && matchCount(hit) < perFile);
 }
+
+const matchCount = (file: FileHit) => file.chunks.reduce((n, c) => n + c.matchLines.length, 0);
 
 /** The file with its first `n` matches only (marked cut) when it has as many or more. */
 export function firstMatches(file: FileHit, n: number): FileHit {
-  let count = 0;
-  for (const c of file.chunks) count += c.matchLines.length;
-  if (count < n) return file;
+  if (matchCount(file) < n) return file;
   const chunks: Chunk[] = [];
   let left = n;
   for (const c of file.chunks) {
