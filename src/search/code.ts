@@ -187,11 +187,19 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
 
 type CodeDial = 'context_lines' | 'matches_per_file' | 'results' | 'line_chars';
 
-/** The order a page too large for the output budget is cut in (search/engine/budget.ts). */
+/**
+ * The order a page too large for the output budget is cut in (search/engine/budget.ts). Context
+ * goes first, but a line of it before and after each match is kept until the page has shed its
+ * extra matched lines and its later files: a match with the line around it is what tells an agent
+ * whether the file is the one it wants, while the files cut from the page are not lost (the
+ * cursor goes on with them) and the context cut is. The last context line goes only when one
+ * file with its first match would still not fit; line length last.
+ */
 const CODE_DIALS = [
-  { name: 'context_lines' as const, down: lessOne(0) },
+  { name: 'context_lines' as const, down: lessOne(1) },
   { name: 'matches_per_file' as const, down: halve(1) },
   { name: 'results' as const, down: fewer(1) },
+  { name: 'context_lines' as const, down: lessOne(0) },
   { name: 'line_chars' as const, down: shorterLines },
 ];
 

@@ -39,8 +39,9 @@ interface Truncation {
 type Page = Rec & { next_cursor?: string; truncated?: Truncation | boolean; budget?: Truncation; hint?: string };
 
 /**
- * A setting a tool's page can be cut by, in the documented order: its floor on this page, and its
- * value before any cut (what was asked, or what the page shows when that setting was not cut).
+ * A step of a tool's documented order: the setting it turns down, its floor on this page, and the
+ * setting's value before any cut (what was asked, or what the page shows when it was not cut). A
+ * setting may have two steps, the first with a higher floor.
  */
 interface Dial {
   name: string;
@@ -51,10 +52,12 @@ interface Dial {
 const list = (page: Page, key: string) => page[key] as Rec[];
 
 const DIALS: Record<string, (args: Rec) => Dial[]> = {
+  // One context line is kept until the files are cut; the last one goes after them.
   search_code: (args) => [
-    { name: 'context_lines', floor: () => 0, start: () => (args.context_lines as number | undefined) ?? 1 },
+    { name: 'context_lines', floor: () => 1, start: () => (args.context_lines as number | undefined) ?? 1 },
     { name: 'matches_per_file', floor: () => 1, start: () => (args.max_matches_per_file as number | undefined) ?? 5 },
     { name: 'results', floor: () => 1, start: (p) => list(p, 'results').length },
+    { name: 'context_lines', floor: () => 0, start: () => (args.context_lines as number | undefined) ?? 1 },
     { name: 'line_chars', floor: () => 80, start: () => 400 },
   ],
   find_references: (args) => [
@@ -105,17 +108,23 @@ function checkPage(tool: string, args: Rec, max: number, page: Page, text: strin
   const order = t.cut.map((c) => names.indexOf(c.setting));
   expect(order.every((i) => i >= 0), `${label}: only documented settings are cut: ${JSON.stringify(t.cut)}`).toBe(true);
   expect(order, `${label}: cut in the documented order, each once: ${JSON.stringify(t.cut)}`).toEqual([...new Set(order)].sort((a, b) => a - b));
+  // A step's floor, or the setting's value when it was asked below it.
+  const floorOf = (d: Dial) => Math.min(d.floor(page), d.start(page));
+  const nowOf = (d: Dial) => t.cut.find((c) => c.setting === d.name)?.to ?? d.start(page);
   for (const c of t.cut) {
-    const dial = dials[names.indexOf(c.setting)]!;
     expect(c.to, `${label}: ${c.setting} turned down`).toBeLessThan(c.from);
-    expect(c.to, `${label}: ${c.setting} not below its floor`).toBeGreaterThanOrEqual(dial.floor(page));
+    const lowest = Math.min(...dials.filter((d) => d.name === c.setting).map(floorOf));
+    expect(c.to, `${label}: ${c.setting} not below its floor`).toBeGreaterThanOrEqual(lowest);
   }
-  // Every setting before the last one cut is at its floor.
-  const last = Math.max(...order);
-  for (const d of dials.slice(0, last)) {
-    const now = t.cut.find((c) => c.setting === d.name)?.to ?? d.start(page);
-    expect(now, `${label}: ${d.name} at its floor (${d.floor(page)}) before ${names[last]} is cut: ${JSON.stringify(t.cut)}`).toBe(d.floor(page));
-  }
+  // The step the page was cut at: of each setting cut, the first of its steps whose floor it has not gone below.
+  const last = Math.max(...t.cut.map((c) => dials.findIndex((d) => d.name === c.setting && nowOf(d) >= floorOf(d))));
+  // Every step before it is at its floor (or below it, when a later step of the same setting went on).
+  dials.slice(0, last).forEach((d, i) => {
+    const again = dials.slice(i + 1, last + 1).some((e) => e.name === d.name);
+    const why = `${label}: ${d.name} at its floor (${floorOf(d)}) before ${names[last]} is cut: ${JSON.stringify(t.cut)}`;
+    if (again) expect(nowOf(d), why).toBeLessThanOrEqual(floorOf(d));
+    else expect(nowOf(d), why).toBe(floorOf(d));
+  });
   return t;
 }
 
@@ -216,6 +225,18 @@ describe('search_code', { timeout: WALK_TIMEOUT_MS }, () => {
     // Cuts reach past context lines and matched lines: results are cut, and the cursor goes on.
     expect(small.cut.some((t) => t.cut.some((c) => c.setting === 'results'))).toBe(true);
     for (const p of small.pages.slice(0, -1)) expect(p.next_cursor).toBeDefined();
+    // A line of context around each match outlasts the extra matched lines and the later files:
+    // pages cut to fewer files still show it, and what they cut of it says so.
+    const withContext = small.pages.filter((p) => {
+      const t = cutOf('search_code', p);
+      return t?.cut.some((c) => c.setting === 'results') && t.cut.find((c) => c.setting === 'context_lines')?.to === 1;
+    });
+    expect(withContext.length).toBeGreaterThan(0);
+    for (const p of withContext) {
+      const matches = list(p, 'results').flatMap((r) => r.matches as { before?: string[]; after?: string[] }[]);
+      for (const m of matches) expect((m.before?.length ?? 0) + (m.after?.length ?? 0)).toBeLessThanOrEqual(2);
+      expect(matches.some((m) => m.before?.length === 1 || m.after?.length === 1)).toBe(true);
+    }
 
     const got = items(small, 'results');
     const all = items(huge, 'results');

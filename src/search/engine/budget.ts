@@ -3,8 +3,9 @@
  * or the server's --max-output-chars), and its structuredContent, the same page as data, at most
  * twice that. A page that would pass it is made smaller one setting at a time, in a fixed order
  * (context lines, then matched lines per file, then results on the page, then line length): each
- * setting is turned down to its floor before the next is touched, and the page is rebuilt and
- * measured again after every turn. What was turned down is reported (`truncated`), and a page with
+ * step of the order is turned down to its floor before the next is touched, and the page is
+ * rebuilt and measured again after every turn. A setting may come twice in the order, with a
+ * higher floor the first time (search_code keeps one context line until fewer files are shown). What was turned down is reported (`truncated`), and a page with
  * fewer results ends where the next cursor goes on, so walking every page still reaches every
  * result once.
  */
@@ -149,7 +150,9 @@ export function fitPage<O extends { next_cursor?: string | undefined }, K extend
 }
 
 function truncation<K extends string>(start: Record<K, number>, now: Record<K, number>, dials: { name: K }[], maxChars: number): Truncated {
-  const cut = dials.filter((d) => now[d.name] < start[d.name]).map((d) => ({ setting: d.name, from: start[d.name], to: now[d.name] }));
+  // A setting that comes twice in the order is named once, where it was first turned down.
+  const names = [...new Set(dials.map((d) => d.name))];
+  const cut = names.filter((name) => now[name] < start[name]).map((name) => ({ setting: name, from: start[name], to: now[name] }));
   return { reason: `cut to fit max_output_chars (${maxChars} characters of text)`, max_output_chars: maxChars, cut };
 }
 
