@@ -36,6 +36,10 @@ const CodeMatch = z.object({
   line: z.number().int(),
   column: z.number().int(),
   text: z.string(),
+  /** The match goes on past `line` (a regex that crosses line breaks): the last line it reaches. */
+  end_line: z.number().int().optional(),
+  /** The match's own lines after `line`, through end_line: at most a few, and none past the next match's line. */
+  continued: z.array(z.string()).optional(),
   before: z.array(z.string()).optional(),
   after: z.array(z.string()).optional(),
   symbol: z.object({ name: z.string(), kind: z.string(), parent: z.string().optional() }).optional(),
@@ -209,6 +213,9 @@ export function bareName(scope: string): string {
   return parts[parts.length - 1] ?? scope;
 }
 
+/** The lines of a multi-line match shown after its first: enough to read it, while end_line says where it ends. */
+const CONTINUED_LINES = 3;
+
 /** One entry per matched line (first match on the line gives the column), with context that never repeats a line. */
 export function toFileResult(file: FileHit, contextLines: number, maxPerFile: number, lineChars: number = MAX_LINE_CHARS): CodeFileResult {
   // The lines with a match, and the chunks holding them, read without decoding any chunk: only
@@ -230,11 +237,14 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
   const shown = matchLines.slice(0, maxPerFile);
   const lineText = new Map<number, string>();
   const firstOnLine = new Map<number, { column: number; chunk: Chunk; rangeIndex: number }>();
+  // The last line the matches starting on a line reach (a regex may cross line breaks).
+  const endOfLine = new Map<number, number>();
   for (const chunk of new Set(shown.flatMap((line) => chunksOfLine.get(line)!))) {
     chunk.lines.forEach((text, i) => lineText.set(chunk.startLine + i, text));
     chunk.ranges.forEach((r, rangeIndex) => {
       const seen = firstOnLine.get(r.line);
       if (!seen || r.column < seen.column) firstOnLine.set(r.line, { column: r.column, chunk, rangeIndex });
+      endOfLine.set(r.line, Math.max(endOfLine.get(r.line) ?? r.line, r.endLine));
     });
   }
   const matches: CodeMatch[] = [];
@@ -242,16 +252,31 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
   for (const line of shown) {
     const hit = firstOnLine.get(line)!;
     const m: CodeMatch = { line, column: hit.column, text: clip(lineText.get(line) ?? '', hit.column, lineChars) };
+    const next = matchLines[matchLines.indexOf(line) + 1] ?? Number.POSITIVE_INFINITY;
+    const end = endOfLine.get(line) ?? line;
+    let l = line + 1;
+    if (end > line) {
+      m.end_line = end;
+      // The match's own lines, a few: end_line says how far it goes; a later match's line is its own.
+      const continued: string[] = [];
+      for (; l <= Math.min(end, line + CONTINUED_LINES) && l < next; l++) {
+        const t = lineText.get(l);
+        if (t === undefined) break;
+        continued.push(clip(t, 1, lineChars));
+      }
+      if (continued.length) m.continued = continued;
+      // Context after a long match follows its end, not the lines it left unshown.
+      if (l <= end) l = end + 1;
+    }
+    const shownTo = l - 1;
     if (contextLines > 0) {
       const before: string[] = [];
-      for (let l = Math.max(line - contextLines, lastEmitted + 1, 1); l < line; l++) {
-        const t = lineText.get(l);
+      for (let b = Math.max(line - contextLines, lastEmitted + 1, 1); b < line; b++) {
+        const t = lineText.get(b);
         if (t !== undefined) before.push(clip(t, 1, lineChars));
       }
-      const next = matchLines[matchLines.indexOf(line) + 1] ?? Number.POSITIVE_INFINITY;
       const after: string[] = [];
-      let l = line + 1;
-      for (; l <= line + contextLines && l < next; l++) {
+      for (; l <= shownTo + contextLines && l < next; l++) {
         const t = lineText.get(l);
         if (t === undefined) break;
         after.push(clip(t, 1, lineChars));
@@ -260,7 +285,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
       if (after.length) m.after = after;
       lastEmitted = l - 1;
     } else {
-      lastEmitted = line;
+      lastEmitted = shownTo;
     }
     const sym = hit.chunk.ranges[hit.rangeIndex]?.symbol;
     if (sym) {

@@ -28,7 +28,12 @@ export function renderCode(out: CodeSearchOutput): string {
       (m.before ?? []).forEach((t, i) => lines.push(`${m.line - (m.before!.length - i)}- ${t}`));
       const sym = m.symbol ? `  [${m.symbol.kind} ${m.symbol.parent ? `${m.symbol.parent}.` : ''}${m.symbol.name}]` : '';
       lines.push(`${m.line}:${m.column}: ${m.text}${sym}`);
-      (m.after ?? []).forEach((t, i) => lines.push(`${m.line + i + 1}- ${t}`));
+      // A match over several lines: its own lines as grep -U shows them, then where it ends.
+      const continued = m.continued ?? [];
+      continued.forEach((t, i) => lines.push(`${m.line + i + 1}: ${t}`));
+      if (m.end_line !== undefined && m.line + continued.length < m.end_line) lines.push(`… the match goes on to line ${m.end_line}`);
+      const afterFrom = Math.max(m.line + continued.length, m.end_line ?? m.line);
+      (m.after ?? []).forEach((t, i) => lines.push(`${afterFrom + i + 1}- ${t}`));
     }
     if (r.omitted_matches > 0 && !r.binary) lines.push(`… ${atLeast}${r.omitted_matches} more matching line(s) in this file`);
     else if (r.omitted_at_least && !r.binary) lines.push('… more matching lines may follow in this file (only its first matches were read)');

@@ -329,6 +329,59 @@ function symbolAt(v: unknown, path: string): SymbolHit | null {
   return { name: stringAt(o, 'Sym', path), kind: stringAt(o, 'Kind', path), parent: stringAt(o, 'Parent', path), parentKind: stringAt(o, 'ParentKind', path) };
 }
 
+const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a || b === 0x0b || b === 0x0c;
+
+/**
+ * Moves the ends of multi-line ranges off blank lines. A regex whose `\s` or class crosses line
+ * breaks (`^\s*const` after an empty line) matches from the line before, and Zoekt reports the
+ * match there, on a line with nothing of it to show. A match is placed at the line of its first
+ * character that is not part of leading blank lines (empty or whitespace only), and ends at its
+ * last such character; a match of nothing but line breaks and spaces only loses its leading line
+ * breaks. Only chunks holding a multi-line range are read, as bytes: the rest stay encoded.
+ */
+function trimBlankLines(ranges: number[], content: string, startByte: number): void {
+  let bytes: Buffer | undefined;
+  for (let i = 0; i < ranges.length; i += RANGE_FIELDS) {
+    if (ranges[i + 3]! <= ranges[i]!) continue;
+    bytes ??= Buffer.from(content, 'base64');
+    const from = ranges[i + 1]! - startByte;
+    const to = ranges[i + 4]! - startByte;
+    if (from < 0 || to > bytes.length || to <= from) continue;
+    // The leading whitespace, and the byte after its last line break.
+    let k = from;
+    let afterBreak = -1;
+    for (; k < to && isSpace(bytes[k]); k++) if (bytes[k] === 0x0a) afterBreak = k + 1;
+    let start = k < to ? afterBreak : from;
+    if (k >= to) while (start < to && (bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
+    if (start <= from || start >= to) start = from;
+    // The trailing whitespace, and its first line break (a \r before it goes too).
+    let t = to;
+    let firstBreak = -1;
+    for (; t > start && isSpace(bytes[t - 1]); t--) if (bytes[t - 1] === 0x0a) firstBreak = t - 1;
+    let end = t > start && firstBreak >= 0 ? firstBreak : to;
+    // Nothing but whitespace: only the line break it ends with goes.
+    if (end === to && bytes[to - 1] === 0x0a && to - 1 > start) end = to - 1;
+    if (end < to && end > start && bytes[end - 1] === 0x0d) end--;
+    if (end <= start) end = to;
+    if (start === from && end === to) continue;
+    const breaks = (a: number, b: number) => {
+      let n = 0;
+      for (let j = a; j < b; j++) if (bytes![j] === 0x0a) n++;
+      return n;
+    };
+    // Columns are worked out again from the byte offsets when the chunk is decoded.
+    if (start > from) {
+      ranges[i] = ranges[i]! + breaks(from, start);
+      ranges[i + 1] = startByte + start;
+      ranges[i + 2] = 1;
+    }
+    if (end < to) {
+      ranges[i + 3] = ranges[i + 3]! - breaks(end, to);
+      ranges[i + 4] = startByte + end;
+    }
+  }
+}
+
 /** A run of whole lines (base64) holding one or more matched ranges, with context lines. */
 function chunkAt(v: unknown, path: string): ZoektChunk {
   const c = objectAt(v, path);
@@ -341,11 +394,14 @@ function chunkAt(v: unknown, path: string): ZoektChunk {
     locationInto(ranges, i * RANGE_FIELDS, range.Start, `${path}.Ranges[${i}].Start`);
     locationInto(ranges, i * RANGE_FIELDS + 3, range.End, `${path}.Ranges[${i}].End`);
   });
+  const content = stringAt(c, 'Content', path);
+  const startByte = numberAt(start, 'ByteOffset', `${path}.ContentStart`);
+  trimBlankLines(ranges, content, startByte);
   // Parallel to Ranges when the query had a sym: atom; null otherwise.
   const symbols = c.SymbolInfo == null ? undefined : listAt(c, 'SymbolInfo', path).map((s, i) => symbolAt(s, `${path}.SymbolInfo[${i}]`));
   return new ZoektChunk(numberAt(start, 'LineNumber', `${path}.ContentStart`), booleanAt(c, 'FileName', path), numberAt(c, 'Score', path), {
-    content: stringAt(c, 'Content', path),
-    startByte: numberAt(start, 'ByteOffset', `${path}.ContentStart`),
+    content,
+    startByte,
     ranges,
     symbols: symbols?.some((x) => x !== null) ? symbols : undefined,
   });

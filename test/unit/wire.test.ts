@@ -76,6 +76,36 @@ describe('decodeSearch', () => {
     }
   });
 
+  it('places a match that crosses line breaks at its first line with text, and ends it at its last', () => {
+    // `^\s*const\s+\w+` after an empty line and a line of spaces, and `go\s+` that runs on over blank lines.
+    const text = '}\n\n  \n  const x = 1\ngo  \n\n  next\n';
+    const at = (needle: string) => Buffer.byteLength(text.slice(0, text.indexOf(needle)));
+    const range = (from: number, to: number) => {
+      const lineOf = (b: number) => Buffer.from(text).subarray(0, b).toString().split('\n').length;
+      return { Start: { ByteOffset: from, LineNumber: lineOf(from), Column: 0 }, End: { ByteOffset: to, LineNumber: lineOf(to), Column: 0 } };
+    };
+    const c = { ...chunk(text, 1, 0, []), Ranges: [range(at('\n\n'), at(' = 1')), range(at('go'), at('next'))] };
+    expect(c.Ranges.map((r) => [r.Start.LineNumber, r.End.LineNumber])).toEqual([[1, 4], [5, 7]]);
+    const hit = decodeSearch(reply([file([c])]), LIMITS).files[0]!;
+    expect(hit.chunks[0]!.matchLines).toEqual([4, 5]);
+    expect(hit.chunks[0]!.ranges.map((r) => [r.line, r.column, r.endLine, r.endColumn])).toEqual([[4, 1, 4, 10], [5, 1, 5, 5]]);
+    // Only line breaks and spaces: the line breaks before it and the one it ends with go, nothing else.
+    const blank = { ...chunk(text, 1, 0, []), Ranges: [range(at('\n\n'), at('  const'))] };
+    expect(decodeSearch(reply([file([blank])]), LIMITS).files[0]!.chunks[0]!.ranges.map((r) => [r.line, r.column, r.endLine, r.endColumn])).toEqual([[3, 1, 3, 3]]);
+  });
+
+  it('shows a match over several lines on its first line, with end_line and its own lines, context after its end', () => {
+    const text = 'a\nif x {\n  y\n  z\n  w\n}\nb\nc';
+    const lines = text.split('\n');
+    const lineStart = (n: number) => Buffer.byteLength(lines.slice(0, n - 1).map((l) => `${l}\n`).join(''));
+    const c = {
+      ...chunk(text, 1, 0, []),
+      Ranges: [{ Start: { ByteOffset: lineStart(2), LineNumber: 2, Column: 1 }, End: { ByteOffset: lineStart(6) + 1, LineNumber: 6, Column: 2 } }],
+    };
+    const result = toFileResult(decodeSearch(reply([file([c])]), LIMITS).files[0]!, 1, 5);
+    expect(result.matches).toEqual([{ line: 2, column: 1, text: 'if x {', end_line: 6, continued: ['  y', '  z', '  w'], before: ['a'], after: ['b'] }]);
+  });
+
   it('a page decodes only the chunks of the lines it shows', () => {
     const chunks = Array.from({ length: 40 }, (_, i) => chunk(`line ${i * 10} match\nafter`, i * 10 + 1, i * 100, [[i * 10 + 1, 'match']]));
     const hit: FileHit = decodeSearch(reply([file(chunks)]), LIMITS).files[0]!;
