@@ -5,8 +5,8 @@
 # (test/support/zoekt-parse: Zoekt's own query parser, for the tests), "lint" (the linters the tests run on the container files and shell
 # scripts), "protocol" (what the protocol tests run besides this checkout: Node 22 and 24, the
 # Python MCP SDK, the MCP conformance suite), "helm" (Helm 3 and 4 and test/support/k8s-validate,
-# for the chart's tests). No argument: node, zoekt, build and index. Quick when everything is
-# present.
+# for the chart's tests), "ripgrep" (rg, the truth of the regex tests). No argument: node, zoekt,
+# build and index. Quick when everything is present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -171,6 +171,20 @@ for step in "${steps[@]}"; do
         mv "$out.part" "$out"
       fi
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol, helm)" >&2; exit 2 ;;
+    ripgrep)
+      # The regex tests compare search_code with rg (test/support/rg.ts): Debian's package, as
+      # scripts/install-zoekt.sh installs Universal Ctags.
+      if ! command -v rg >/dev/null 2>&1; then
+        if [ "$(id -u)" -eq 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null 2>&1; then apt=(sudo -n apt-get); else apt=(); fi
+        if [ ${#apt[@]} -eq 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+          echo "setup: ripgrep (rg) is missing and cannot be installed here: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)" >&2
+          exit 1
+        fi
+        echo "setup: installing Debian's ripgrep" >&2
+        DEBIAN_FRONTEND=noninteractive "${apt[@]}" update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq ripgrep >/dev/null
+      fi
+      ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol, helm, ripgrep)" >&2; exit 2 ;;
   esac
 done
