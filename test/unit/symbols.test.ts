@@ -35,6 +35,11 @@ describe('normalizeKind', () => {
     ['module', 'Rust', undefined, 'module'],
     ['package', 'Go', undefined, 'module'],
     ['property', 'TypeScript', 'class', 'property'],
+    // The extractor's words: an overload signature, and a function in a member it does not name.
+    ['Prototype', 'TypeScript', undefined, 'function'],
+    ['Prototype', 'TypeScript', 'Class', 'method'],
+    ['Function', 'JavaScript', 'Class', 'function'],
+    ['Method', 'JavaScript', 'Class', 'method'],
   ])('%s in %s (parent %s) → %s', (raw, lang, parentKind, kind) => {
     expect(normalizeKind(raw, lang, parentKind)).toBe(kind);
   });

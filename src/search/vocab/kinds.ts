@@ -52,8 +52,10 @@ export function normalizeKind(rawKind: string, language: string, parentKind?: st
   // A Go func with a receiver (Universal Ctags gives it the receiver type as scope) is a method.
   if (word === 'func' && parentKind && parentKind !== 'package') return 'method';
   const kind = BY_LANGUAGE.get(language)?.get(word) ?? COMMON.get(word);
-  // C++ out-of-line member definitions are `function`s scoped to their class.
-  if (kind === 'function' && parentKind && TYPE_SCOPES.has(parentKind.toLowerCase())) return 'method';
+  // C++ out-of-line member definitions are `function`s scoped to their class. The extractor says
+  // `Method` for a type's functions: its `Function` in a type is in the body of a member it does
+  // not name (`[Symbol.iterator]() { const next = () => … }`), not one.
+  if (kind === 'function' && rawKind !== 'Function' && parentKind && TYPE_SCOPES.has(parentKind.toLowerCase())) return 'method';
   return kind;
 }
 
