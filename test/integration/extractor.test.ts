@@ -45,7 +45,9 @@ export default defineComponent({
 })
 </script>
 <script setup lang="ts">
-function reset(): void {}
+function reset(): void {
+  const clear = () => {}
+}
 </script>
 `;
 /** A plugin factory (vite's kind): the hooks of the object it returns are its methods. */
@@ -102,7 +104,8 @@ describe('zoekt-config/scip-ctags', () => {
     const ctags = new CtagsClient(EXTRACTOR, env());
     try {
       const tags = await ctags.tags('Counter.vue', VUE);
-      expect(brief(tags)).toEqual(['6 increment Method methods', '10 reset Function']);
+      // A function bound to a name in a function is one too, under it.
+      expect(brief(tags)).toEqual(['6 increment Method methods', '10 reset Function', '11 clear Function reset']);
       // The tags say the file's language, as Zoekt names it.
       expect(tags.every((t) => (t as TagReply & { language?: string }).language === 'Vue')).toBe(true);
       expect(brief(await ctags.tags('index.astro', '---\nconst title = "x";\n---\n<h1>{title}</h1>\n'))).toEqual(['2 title Constant']);
@@ -199,6 +202,7 @@ describe('an index with files no grammar can make sense of', () => {
       expect(await sites('after')).toEqual(['src/broken.ts:7']);
       expect(await sites('Section')).toEqual(['README.md:3']);
       expect(await sites('increment')).toEqual(['src/Counter.vue:6']);
+      expect(await sites('reset.clear')).toEqual(['src/Counter.vue:11']);
       // Nested definitions by their qualified names.
       expect(await sites('viteBuildPlugin.generateBundle')).toEqual(['src/plugin.ts:4']);
       expect(await sites('viteBuildPlugin.transform')).toEqual(['src/plugin.ts:5']);

@@ -2,7 +2,7 @@
  * A Python file with the bodies of its functions blanked where they define nothing, found by
  * reading its tokens, without parsing. Most of a Python file is function bodies; what a function
  * assigns is local to it, so a body holds a definition only where a nested `def`, `class` or
- * decorator stands. Parsing the rest, and walking its expressions for the tag query, was a third
+ * decorator stands, or a lambda is bound to a name. Parsing the rest, and walking its expressions for the tag query, was a third
  * of the extractor's time on CPython's Lib.
  *
  * Python's lexical rules make this sound: a statement ends at a newline outside brackets,
@@ -43,6 +43,12 @@ export function pythonSkeleton(source: string): string | undefined {
   if (!lines) return undefined;
   const blank: [Line, Line, number][] = [];
   const open: OpenDef[] = [];
+  // The next `lambda` at or after a line's start: lines come in order, so the file is searched once.
+  let lambda = source.indexOf('lambda');
+  const bindsLambda = (line: Line) => {
+    while (lambda !== -1 && lambda < line.start) lambda = source.indexOf('lambda', lambda + 1);
+    return lambda !== -1 && lambda < line.end && BINDS_LAMBDA.test(source.slice(line.start, line.end));
+  };
   const close = (upTo: number) => {
     while (open.length && open[open.length - 1]!.indent >= upTo) {
       const d = open.pop()!;
@@ -54,7 +60,7 @@ export function pythonSkeleton(source: string): string | undefined {
     const top = open[open.length - 1];
     if (top && !top.first) top.first = line;
     for (const d of open) d.last = line;
-    if (DEFINES.test(source.slice(line.start, line.start + 12))) {
+    if (DEFINES.test(source.slice(line.start, line.start + 12)) || bindsLambda(line)) {
       for (const d of open) d.keep = true;
       if (line.opensBlock && /^(?:async\s+)?def\b/.test(source.slice(line.start, line.start + 12))) {
         open.push({ indent: line.indent, headerEnd: line.end, first: undefined, last: undefined, keep: false });
@@ -84,6 +90,9 @@ function countNewlines(source: string, from: number, to: number): number {
 
 /** A statement that defines something wherever it stands: a function, a class, or a decorator of either. */
 const DEFINES = /^(?:(?:async\s+)?def\s|class[\s(:]|@)/;
+
+/** `f = lambda …`, `f: T = (lambda …)`, `a = b = lambda …`: a lambda bound to a name, a function wherever it stands. */
+const BINDS_LAMBDA = /^[\p{L}_][\p{L}\p{N}_]*\s*(?::[^=]*)?=\s*(?:[\p{L}_][\p{L}\p{N}_]*\s*=\s*)*\(?\s*lambda\b/u;
 
 /**
  * The logical lines of a Python file, as its tokenizer reads them (blank and comment-only lines

@@ -6,12 +6,17 @@
 ;     `C.prototype.m = function …`;
 ;   - the members of every class: methods (accessors too), its constructor, fields;
 ;   - at every depth (function bodies, object literals, arguments): function and class
-;     declarations, classes named by a class expression, and the methods and function-valued
-;     properties of object literals, whose parent is the variable, property or function the
-;     object literal is assigned to or returned from.
+;     declarations, a variable (`const`, `let` or `var`) whose value is a function expression
+;     or an arrow function (`const patch = (n1, n2) => {…}` in a function: a function, its
+;     parent the function), classes named by a class expression, and the methods and
+;     function-valued properties of object literals, whose parent is the variable, property or
+;     function the object literal is assigned to or returned from.
 ; Not definitions: imports and the names bound from `require(…)` or `import(…)`, parameters, the
-; variables of function bodies and blocks, destructured or not, computed names (`[Symbol.iterator]`),
-; shorthand properties (`{ transform }`).
+; other variables of function bodies and blocks, destructured or not (a destructured function is
+; a value taken apart, not one defined), computed names (`[Symbol.iterator]`), shorthand
+; properties (`{ transform }`), functions passed as arguments, and functions assigned to a member
+; (`this.x = () => …`, `obj.x = function …`: TypeScript's navigation tree does not list them
+; either) but for CommonJS exports and prototypes below.
 ;
 ; Patterns start at the definition, not at what holds it (`(pair …)`, not `(object (pair …))`):
 ; a pattern that starts at a node that holds much (a program, an object, a block) is matched
@@ -78,13 +83,15 @@
   (#set! lookup Class)
   (#is-not? local))
 
-;; Variables, where a module or a namespace declares them: in a function body or a block they
-;; are locals (see @local below).
+;; A variable bound to a function, at any depth: a function.
 
-((variable_declarator
+(variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.Function
-  (#is-not? local))
+
+;; Other variables, where a module or a namespace declares them: in a function body or a block
+;; they are locals (see @local below).
+
 ((variable_declarator
   name: (identifier) @name
   value: (class)) @definition.Class

@@ -1,11 +1,11 @@
 ; Definitions in Go: a file's package clause, functions, methods (their parent is their
 ; receiver's type), types with their struct fields and interface methods, constants and package
-; variables. Go has no named functions inside functions; what a function body declares (function
-; literals assigned to variables, types, constants) is local to it. The extractor parses Go files
-; without their function bodies where it can (go-bodies.ts); in a file parsed whole, the query
-; does not look into them: every definition starts within 3 levels of the file (a `var` spec in
-; a group: source_file, var_declaration, var_spec_list, var_spec).
-; max-start-depth: 3
+; variables, and a function literal bound to a name at any depth (`f := func(…) {…}`,
+; `var f = func…`: a function, its parent the function it is in). Go has no named functions
+; inside functions; the rest of what a function body declares (types, constants, other
+; variables) is local to it, and so is a literal assigned to a name declared before
+; (`walk = func…`) or to a field. The extractor parses Go files without the function bodies that
+; bind no function literal where it can (go-bodies.ts).
 
 (package_clause (package_identifier) @name @definition.Package)
 
@@ -32,25 +32,42 @@
 ; A receiver of no type the file could declare (`func (int) m()`, invalid Go).
 (method_declaration name: (field_identifier) @name) @definition.Method
 
-(type_spec name: (type_identifier) @name type: (struct_type)) @definition.Struct
-(type_spec name: (type_identifier) @name type: (interface_type)) @definition.Interface
-(type_spec name: (type_identifier) @name) @definition.Type
-(type_alias name: (type_identifier) @name) @definition.TypeAlias
+((type_spec name: (type_identifier) @name type: (struct_type)) @definition.Struct (#is-not? local))
+((type_spec name: (type_identifier) @name type: (interface_type)) @definition.Interface (#is-not? local))
+((type_spec name: (type_identifier) @name) @definition.Type (#is-not? local))
+((type_alias name: (type_identifier) @name) @definition.TypeAlias (#is-not? local))
 
 ; An embedded field (`io.Reader`) has no name of its own; the fields of a struct inside a field
 ; are not the type's.
-(type_spec
+((type_spec
   type: (struct_type
     (field_declaration_list
       (field_declaration name: (field_identifier) @name @definition.Field))))
-(type_spec
+  (#is-not? local))
+((type_spec
   type: (interface_type
     (method_elem name: (field_identifier) @name) @definition.Method))
+  (#is-not? local))
+
+; A function literal bound to a name, at any depth. One literal on the right has one name on the
+; left (`a, b := func(){}, 0` is left out).
+(short_var_declaration
+  left: (expression_list (identifier) @name)
+  right: (expression_list . (func_literal) .)) @definition.Function
+(var_spec
+  name: (identifier) @name
+  value: (expression_list . (func_literal) .)) @definition.Function
 
 ; `const A, B = 1, 2`: the grammar files the comma under `name` too, so the names are matched as
 ; the identifiers of the spec (its type and values are other nodes).
-(const_spec (identifier) @name @definition.Constant)
-(var_spec (identifier) @name @definition.Variable)
+((const_spec (identifier) @name @definition.Constant) (#is-not? local))
+((var_spec (identifier) @name @definition.Variable) (#is-not? local))
 
 ; The blank type `_` names nothing: neither it nor its fields and methods can be found.
 (type_spec name: (type_identifier) @_blank (#eq? @_blank "_")) @exclude
+
+;; Locals: function bodies.
+
+(function_declaration body: (block) @local)
+(method_declaration body: (block) @local)
+(func_literal body: (block) @local)

@@ -2,8 +2,25 @@
 ; at any depth, the names a module or a class assigns (at a class's level they are its fields),
 ; also inside `if`, `try`, `with`, `for`, `while` and `match` blocks at those levels
 ; (platform-dependent definitions are common). What a function assigns is local to it; the
-; functions and classes it defines are not, nor the fields of a class it defines. Imports bind
-; other modules' names; attributes (`self.x = …`) and subscripts define none.
+; functions and classes it defines are not, nor the fields of a class it defines, nor a lambda
+; it binds to a name. A lambda bound to a name (`key = lambda item: item.name`, `a: F = lambda:
+; 0`) is a function (a method in a class, as Universal Ctags counts it) at any depth; one a
+; pattern of names takes apart, or an attribute receives, is not. Imports bind other modules'
+; names; attributes (`self.x = …`) and subscripts define none.
+
+((assignment
+  left: (identifier) @name
+  right: [(lambda) (parenthesized_expression (lambda))]) @definition.Function
+  (#set! in.type Method))
+; `a = b = lambda: 0` binds both (chains of three at most); the definition is the name alone, so
+; that `b` is not inside `a`.
+((assignment
+  left: (identifier) @name @definition.Function
+  right: [
+    (assignment right: [(lambda) (parenthesized_expression (lambda))])
+    (assignment right: (assignment right: [(lambda) (parenthesized_expression (lambda))]))
+  ])
+  (#set! in.type Method))
 
 ((function_definition name: (identifier) @name) @definition.Function
   (#set! in.type Method))

@@ -24,6 +24,11 @@ export interface Declaration {
    * in a function body, an object literal or another expression (definitions at every depth).
    */
   depth: 'top' | 'member' | 'nested';
+  /**
+   * A function value bound to a name (`const f = () => …`, `f = lambda x: …`, `f := func…`), at
+   * any depth: a function (a method at a Python class's level).
+   */
+  bound?: true;
 }
 
 export interface Declarations {

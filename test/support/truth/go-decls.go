@@ -5,9 +5,12 @@
 //
 // Kinds: module (the package clause), function, method (parent: the receiver's type, or the
 // interface), struct, interface, type (other types and aliases), field (parent: the struct),
-// constant, variable. Depth: top, or member (methods and fields). Go has no definitions inside
-// functions (function literals and local types are locals). Files go/parser cannot parse are
-// named on stderr and left out.
+// constant, variable. A function literal bound to a name by a declaration (`f := func…` or
+// `var f = func…`, one literal per name) is a function at any depth, marked "bound": its parent
+// is the function, method (`T.m`) or bound literal it is in. Depth: top, member (methods and
+// fields), or nested (in a function body). Local types, constants and other variables are
+// locals; so is a literal assigned to a name declared before (`walk = func…`). Files go/parser
+// cannot parse are named on stderr and left out.
 //
 //	go run go-decls.go ROOT < list-of-paths-relative-to-ROOT
 package main
@@ -30,6 +33,32 @@ type decl struct {
 	Kind   string `json:"kind"`
 	Parent string `json:"parent"`
 	Depth  string `json:"depth"`
+	Bound  bool   `json:"bound,omitempty"`
+}
+
+// join is the path of what name encloses; `_` names nothing.
+func join(parent, name string) string {
+	if name == "_" {
+		return parent
+	}
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// literal is the function literal e is, if it is one (parentheses aside).
+func literal(e ast.Expr) *ast.FuncLit {
+	for {
+		switch t := e.(type) {
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.FuncLit:
+			return t
+		default:
+			return nil
+		}
+	}
 }
 
 func receiverType(e ast.Expr) string {
@@ -82,16 +111,68 @@ func main() {
 				depth = "member"
 			}
 			// The line in the file, not the one a //line directive claims.
-			buffered = append(buffered, decl{rel, fset.PositionFor(id.Pos(), false).Line, id.Name, kind, parent, depth})
+			buffered = append(buffered, decl{rel, fset.PositionFor(id.Pos(), false).Line, id.Name, kind, parent, depth, false})
+		}
+		// The function literals bound to names under n, whose parent is `parent` (nested: in a function body).
+		var bound func(n ast.Node, parent string, nested bool)
+		bind := func(names []*ast.Ident, values []ast.Expr, parent string, nested bool) bool {
+			if len(names) != len(values) {
+				return false
+			}
+			for i, v := range values {
+				lit := literal(v)
+				if lit == nil {
+					bound(v, parent, nested)
+					continue
+				}
+				if names[i].Name != "_" {
+					depth := "top"
+					if nested {
+						depth = "nested"
+					}
+					buffered = append(buffered, decl{rel, fset.PositionFor(names[i].Pos(), false).Line, names[i].Name, "function", parent, depth, true})
+				}
+				bound(lit.Body, join(parent, names[i].Name), true)
+			}
+			return true
+		}
+		bound = func(n ast.Node, parent string, nested bool) {
+			ast.Inspect(n, func(c ast.Node) bool {
+				switch c := c.(type) {
+				case *ast.AssignStmt:
+					if c.Tok != token.DEFINE {
+						return true
+					}
+					names := make([]*ast.Ident, 0, len(c.Lhs))
+					for _, l := range c.Lhs {
+						id, ok := l.(*ast.Ident)
+						if !ok {
+							return true
+						}
+						names = append(names, id)
+					}
+					return !bind(names, c.Rhs, parent, nested)
+				case *ast.ValueSpec:
+					return !bind(c.Names, c.Values, parent, nested)
+				}
+				return true
+			})
 		}
 		add(f.Name, "module", "")
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv != nil && len(d.Recv.List) > 0 {
-					add(d.Name, "method", receiverType(d.Recv.List[0].Type))
+					recv := receiverType(d.Recv.List[0].Type)
+					add(d.Name, "method", recv)
+					if recv != "" && d.Body != nil {
+						bound(d.Body, join(recv, d.Name.Name), true)
+					}
 				} else {
 					add(d.Name, "function", "")
+					if d.Body != nil {
+						bound(d.Body, join("", d.Name.Name), true)
+					}
 				}
 			case *ast.GenDecl:
 				for _, spec := range d.Specs {
@@ -130,8 +211,14 @@ func main() {
 						if d.Tok == token.CONST {
 							kind = "constant"
 						}
-						for _, n := range s.Names {
+						for i, n := range s.Names {
+							if len(s.Values) == len(s.Names) && literal(s.Values[i]) != nil {
+								continue
+							}
 							add(n, kind, "")
+						}
+						if d.Tok == token.VAR {
+							bind(s.Names, s.Values, "", false)
 						}
 					}
 				}

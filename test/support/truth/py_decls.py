@@ -3,11 +3,14 @@ parser (ast), one JSON object per line:
 
     {"path": "a/b.py", "line": 12, "name": "Server", "kind": "class", "parent": "", "depth": "top"}
 
-What counts: functions and classes at every depth (in functions too), and the names a module or a
-class assigns, also inside if/try/with/for/while/match blocks at those levels. Kinds: function,
-method (a function whose parent is a class), class, variable (a module-level name), field (a
-class-level name, the class may be inside a function), type (a `type X = ...` statement). Not
-definitions: imports, attributes (self.x), what a function assigns (its locals), lambdas.
+What counts: functions and classes at every depth (in functions too), a lambda bound to a name
+at every depth (`f = lambda x: ...`, `f: F = lambda: 0`, `a = b = lambda: 0`: a function, or a
+method at a class's level, marked "bound"), and the names a module or a class assigns, also
+inside if/try/with/for/while/match blocks at those levels. Kinds: function, method (a function
+whose parent is a class), class, variable (a module-level name), field (a class-level name, the
+class may be inside a function), type (a `type X = ...` statement). Not definitions: imports,
+attributes (self.x), what a function assigns (its locals) but for lambdas, lambdas a tuple
+target takes apart or an attribute receives.
 Depth: top (a module's own), member (of a class, through classes only), nested (inside a
 function). Parent: the enclosing definitions' names, joined by dots.
 Files this Python cannot parse are named on stderr and left out.
@@ -48,9 +51,14 @@ def statements(body, parent, scope, nested, out, path):
             out.append((path, node.lineno, node.name, "class", parent, depth))
             statements(node.body, join(parent, node.name), "class", nested, out, path)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node.value, ast.Lambda):
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        out.append((path, target.lineno, target.id, "method" if scope == "class" else "function", parent, depth, True))
+                continue
             if scope == "function":
                 continue
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for name in names(target):
                     out.append((path, name.lineno, name.id, "field" if scope == "class" else "variable", parent, depth))
@@ -81,9 +89,12 @@ def main():
             continue
         statements(tree.body, "", "module", False, out, rel)
     write = sys.stdout.write
-    for path, line, name, kind, parent, depth in out:
+    for path, line, name, kind, parent, depth, *bound in out:
         if name != "_":
-            write(json.dumps({"path": path, "line": line, "name": name, "kind": kind, "parent": parent, "depth": depth}) + "\n")
+            d = {"path": path, "line": line, "name": name, "kind": kind, "parent": parent, "depth": depth}
+            if bound:
+                d["bound"] = True
+            write(json.dumps(d) + "\n")
 
 
 main()

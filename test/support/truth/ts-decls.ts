@@ -12,11 +12,14 @@
  *     constructors and accessors are methods; fields and constructor parameter properties are
  *     properties; of interfaces (methods, properties) and enums (constants);
  *   - at every depth (function bodies, blocks, object literals, arguments, initializers):
- *     function, class, interface, type alias and enum declarations, classes named by a class
- *     expression (not one a variable or a CommonJS export names), and the methods, accessors and
- *     function-valued properties (an arrow function or a function expression) of object literals.
- * Not definitions: imports, names bound from `require(…)` or `import(…)`, parameters, variables
- * declared in function bodies or blocks, computed member names, shorthand properties.
+ *     function, class, interface, type alias and enum declarations, variables (`const`, `let`,
+ *     `var`) whose initializer is an arrow function or a function expression (functions, marked
+ *     `bound`), classes named by a class expression (not one a variable or a CommonJS export
+ *     names), and the methods, accessors and function-valued properties (an arrow function or a
+ *     function expression) of object literals.
+ * Not definitions: imports, names bound from `require(…)` or `import(…)`, parameters, the other
+ * variables declared in function bodies or blocks (destructured ones too), computed member names,
+ * shorthand properties, functions assigned to a member (`this.x = () => …`) or passed as arguments.
  *
  * Each declaration has its depth: `top` (a module's own), `member` (of a class, interface, enum
  * or namespace, reached through declarations only), `nested` (in a function body, an object
@@ -36,6 +39,8 @@ export interface Declaration {
   kind: 'function' | 'method' | 'class' | 'interface' | 'type' | 'enum' | 'constant' | 'variable' | 'property' | 'namespace' | 'module';
   parent: string;
   depth: Depth;
+  /** A function value bound to a name by a variable declaration (`const f = () => …`), at any depth. */
+  bound?: true;
 }
 
 function scriptKind(path: string): ts.ScriptKind {
@@ -60,10 +65,10 @@ export function tsDeclarations(path: string, text: string): Declaration[] {
   const out: Declaration[] = [];
   // `_` names nothing: what it encloses is its parent's.
   const join = (parent: string, name: string) => (name === '_' ? parent : parent ? `${parent}.${name}` : name);
-  const add = (name: ts.Node, text: string, kind: Declaration['kind'], parent: string, nested: boolean) => {
+  const add = (name: ts.Node, text: string, kind: Declaration['kind'], parent: string, nested: boolean, bound = false) => {
     if (text === '_' || text === '') return;
     const depth: Depth = nested ? 'nested' : parent ? 'member' : 'top';
-    out.push({ path, line: sf.getLineAndCharacterOfPosition(name.getStart(sf)).line + 1, name: text, kind, parent, depth });
+    out.push({ path, line: sf.getLineAndCharacterOfPosition(name.getStart(sf)).line + 1, name: text, kind, parent, depth, ...(bound ? { bound: true as const } : {}) });
   };
   const memberName = (name: ts.PropertyName | undefined): string | undefined => {
     if (!name || ts.isComputedPropertyName(name)) return undefined;
@@ -161,7 +166,8 @@ export function tsDeclarations(path: string, text: string): Declaration[] {
     } else if (ts.isTypeAliasDeclaration(node)) {
       add(node.name, node.name.text, 'type', parent, true);
     } else if (ts.isVariableDeclaration(node)) {
-      // A local: no definition, but the parent of what its value holds.
+      // A function bound to a name is a definition; any other local is not, but is the parent of what its value holds.
+      if (ts.isIdentifier(node.name) && isFunctionValue(node.initializer)) add(node.name, node.name.text, 'function', parent, true, true);
       inside(node, ts.isIdentifier(node.name) ? join(parent, node.name.text) : parent);
     } else if (ts.isObjectLiteralExpression(node)) {
       objectLiteral(node, parent);
@@ -221,7 +227,7 @@ export function tsDeclarations(path: string, text: string): Declaration[] {
         if (importsModule(init)) {
           // Another module's definition.
         } else if (isFunctionValue(init)) {
-          add(d.name, d.name.text, 'function', parent, false);
+          add(d.name, d.name.text, 'function', parent, false, true);
         } else if (init && ts.isClassExpression(init)) {
           add(d.name, d.name.text, 'class', parent, false);
           classMembers(init, inner, false);
