@@ -31,6 +31,11 @@
  *                         else this one.
  *   `range following`     the definition holds what follows it in its parent (`namespace A;` in C#
  *                         and PHP holds the rest of the file), not only its own node.
+ *   `overload <Kind>`     a signature without a body (a TypeScript overload): when the next
+ *                         definition in its scope has its name and is no such signature (the
+ *                         implementation, after any further overloads), it is of that kind, so
+ *                         that a search can rank the implementation first; alone (a `declare`,
+ *                         a `.d.ts`), it keeps its pattern's kind.
  * Where several patterns capture the same name, the first pattern of the file wins: specific
  * patterns come before general ones. A file may start with `; include: <language>` lines, which
  * put that language's rules first, and a `; max-start-depth: <n>` line: no definition starts
@@ -109,7 +114,7 @@ export class TagRules {
     this.roles = new Map(this.query.captureNames.map((c) => [c, roleOf(c)]));
     for (let i = 0; i < this.query.patternCount(); i++) {
       const props = this.query.setProperties[i] ?? {};
-      for (const key of ['in.type', 'lookup']) if (props[key] != null && !KINDS.has(props[key])) throw new Error(`pattern ${i}: ${props[key]} is not a kind`);
+      for (const key of ['in.type', 'lookup', 'overload']) if (props[key] != null && !KINDS.has(props[key])) throw new Error(`pattern ${i}: ${props[key]} is not a kind`);
       this.patterns.push({ localOnly: this.query.refutedProperties[i]?.local !== undefined, props });
     }
   }
@@ -370,12 +375,35 @@ function emit(found: Found, sink: TagSink): void {
     return scope;
   };
   all.sort((a, b) => a.name.startIndex - b.name.startIndex);
-  for (const c of all) {
-    // A local is worked out only if it encloses a definition (an object literal's methods).
-    if (!c.tagged || c.isLocal) continue;
-    resolve(c, 0);
-    sink.addAt(c.name.startPosition.row, c.kind as TagKind, c.outer, textOf(c));
+  // A local is worked out only if it encloses a definition (an object literal's methods).
+  const tagged = all.filter((c) => c.tagged && !c.isLocal);
+  for (const c of tagged) resolve(c, 0);
+  const kinds = overloadKinds(tagged);
+  for (const c of tagged) sink.addAt(c.name.startPosition.row, kinds.get(c) ?? (c.kind as TagKind), c.outer, textOf(c));
+}
+
+/**
+ * The kinds of the signatures (`overload`) that an implementation follows in their scope, in
+ * the order of their names: a run of signatures of one name ended by a definition of that name
+ * that is no signature. TypeScript has an implementation follow its overloads at once; a
+ * definition of another name in the scope ends the run.
+ */
+function overloadKinds(tagged: readonly Candidate[]): Map<Candidate, TagKind> {
+  const kinds = new Map<Candidate, TagKind>();
+  const runs = new Map<string, Candidate[]>();
+  for (const c of tagged) {
+    const scope = c.outer?.path ?? '';
+    const run = runs.get(scope);
+    const same = run !== undefined && textOf(run[0]!) === textOf(c);
+    if (c.props.overload) {
+      if (same) run.push(c);
+      else runs.set(scope, [c]);
+      continue;
+    }
+    if (same) for (const s of run) kinds.set(s, s.props.overload as TagKind);
+    runs.delete(scope);
   }
+  return kinds;
 }
 
 /** What a bound name is until its pattern of names is known. */

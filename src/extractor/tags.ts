@@ -6,13 +6,17 @@
  * before ranking by it, so `Class`, `Method`, `Function`… rank as Universal Ctags' `class`,
  * `method`, `function` do; and because Universal Ctags never writes a kind in PascalCase, the
  * kinds in an index also tell which of the two parsers tagged a file (see search/definitions/coverage.ts).
+ * One word is Universal Ctags' rather than SCIP's: `Prototype`, an overload signature that its
+ * implementation follows (a function or method declared without a body, as ctags' `prototype`
+ * is in C), which a search reads as a declaration and ranks after the implementation
+ * (search/definitions/prominence.ts).
  */
 import type { Node } from 'web-tree-sitter';
 
 export const TAG_KINDS = [
   'Class', 'Struct', 'Union', 'Interface', 'Trait', 'Enum', 'EnumMember', 'TypeAlias', 'Type',
   'Function', 'Method', 'Constructor', 'Field', 'Property', 'Constant', 'Variable',
-  'Module', 'Namespace', 'Package', 'Macro',
+  'Module', 'Namespace', 'Package', 'Macro', 'Prototype',
 ] as const;
 export type TagKind = (typeof TAG_KINDS)[number];
 

@@ -2,8 +2,8 @@
  * The implementation first, through search_symbols against a real Zoekt (prominence.ts, the
  * rule): a monorepo that implements a class in src/ and declares it in two identical copies of
  * types/types.d.ts, one per package, the way Playwright ships its types; and a common name
- * defined at the top level and nested in functions and object literals. Indexed by the project's
- * own indexer. The orders expected are written from the rule; where two copies are equal by
+ * defined at the top level and nested in functions and object literals; a function and a method
+ * whose overload signatures come before their implementation. Indexed by the project's own indexer. The orders expected are written from the rule; where two copies are equal by
  * every rule, Zoekt's score picks, and the test only says which places they take. Walking the
  * order a page of one symbol at a time (the fetch plan, planNames) gives the same order, and so
  * do find_references' definitions.
@@ -83,6 +83,33 @@ export const api = {
   'lib/util/collections/get.ts': `export function get(object: Record<string, string>, key: string): string | undefined {
   return object[key];
 }
+`,
+  // Overload signatures, then the implementation (Vue's \`h\`: no semicolons, a signature over
+  // several lines); a class's method overloads likewise.
+  'src/h.ts': `// a tag and its children
+export function h(type: string, children?: string[]): VNode
+// a component and its props
+export function h(
+  type: Component,
+  props: Record<string, unknown>,
+): VNode
+export function h(
+  type: any,
+  propsOrChildren?: any,
+): VNode {
+  const normalize = (x: any) => x
+  return normalize({ type, propsOrChildren })
+}
+
+export class Emitter {
+  on(event: 'change', cb: () => void): this
+  on(event: string, cb: (...args: unknown[]) => void): this {
+    return this
+  }
+}
+`,
+  // A declaration of the name with no implementation after it, deeper.
+  'src/types/ambient.ts': `declare function h(type: string): VNode
 `,
 };
 
@@ -165,6 +192,19 @@ describe('search_symbols puts the implementation first', () => {
     expect(frame[2]).toBe('packages/core/src/server/protocol/protocol.d.ts:1');
     expect([frame[1], frame[3]].map((s) => s!.replace(/:\d+$/, '')).sort()).toEqual(COPIES);
     expect(await definitions('get')).toEqual(['lib/cache.ts:2', 'lib/util/collections/get.ts:1', 'store.ts:2', 'store.ts:6', 'store.ts:13']);
+    expect(await definitions('h')).toEqual(['src/h.ts:8', 'src/h.ts:2', 'src/h.ts:4', 'src/types/ambient.ts:1']);
+  });
+
+  it('overloads: the implementation first, then its signatures in line order, then a declaration elsewhere', async () => {
+    const order = await sites('h');
+    // The three exported, one folder deep: the implementation has a body, its two signatures (one
+    // over four lines) have none. The ambient declaration is not exported.
+    expect(order).toEqual(['src/h.ts:8', 'src/h.ts:2', 'src/h.ts:4', 'src/types/ambient.ts:1']);
+    expect(await walked('h')).toEqual(order);
+    const kinds = ok<{ symbols: { line: number; kind: string; raw_kind: string }[] }>(await call(mcp.client, 'search_symbols', { name: 'h', case_sensitive: true, paths: ['src/h.ts'] }));
+    // Each is a function; the signatures are told apart by their parser's word.
+    expect(kinds.symbols.map((s) => `${s.line} ${s.kind} ${s.raw_kind}`)).toEqual(['8 function Function', '2 function Prototype', '4 function Prototype']);
+    expect(await sites('Emitter.on')).toEqual(['src/h.ts:18', 'src/h.ts:17']);
   });
 
   it('a common name: the public top-level definitions and members first, the nested ones after', async () => {
