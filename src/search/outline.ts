@@ -68,13 +68,19 @@ const HOLDERS = new Set(['class', 'struct', 'interface', 'trait', 'enum', 'type'
  */
 export function nest(symbols: readonly SymbolResult[], lineChars = MAX_LINE_CHARS): OutlineSymbol[] {
   const nodes = symbols.map((s) => ({ s, node: { name: s.name, kind: s.kind, raw_kind: s.raw_kind, line: s.line, signature: clip(s.signature, s.signature.indexOf(s.name) + 1, lineChars) } as OutlineSymbol }));
-  const holders = new Map<string, OutlineSymbol>();
-  // A type of that name first; any definition of that name when there is none.
-  for (const { s, node } of nodes) if (HOLDERS.has(s.kind) && !holders.has(s.name)) holders.set(s.name, node);
-  for (const { s, node } of nodes) if (!holders.has(s.name)) holders.set(s.name, node);
+  const types = new Map<string, OutlineSymbol>();
+  // A type of that name first; when there is none, the definition of that name the symbol is in.
+  for (const { s, node } of nodes) if (HOLDERS.has(s.kind) && !types.has(s.name)) types.set(s.name, node);
+  const others = new Map<string, { s: SymbolResult; node: OutlineSymbol }[]>();
+  for (const n of nodes) {
+    if (types.has(n.s.name)) continue;
+    const same = others.get(n.s.name);
+    if (same) same.push(n);
+    else others.set(n.s.name, [n]);
+  }
   const top: OutlineSymbol[] = [];
   for (const { s, node } of nodes) {
-    const holder = s.parent === undefined ? undefined : holders.get(s.parent);
+    const holder = s.parent === undefined ? undefined : (types.get(s.parent) ?? holderAbove(others.get(s.parent), node));
     if (holder && holder !== node && !holds(node, holder)) (holder.children ??= []).push(node);
     else {
       if (s.parent !== undefined) node.parent = s.parent;
@@ -82,6 +88,18 @@ export function nest(symbols: readonly SymbolResult[], lineChars = MAX_LINE_CHAR
     }
   }
   return top;
+}
+
+/**
+ * Of the definitions of one name (not a type), the one that `inner` is in: the last other that
+ * starts at or above it, an overload signature (`Prototype`) only when nothing else does (what is
+ * nested is in the implementation's body); else the first.
+ */
+function holderAbove(same: readonly { s: SymbolResult; node: OutlineSymbol }[] | undefined, inner: OutlineSymbol): OutlineSymbol | undefined {
+  if (!same?.length) return undefined;
+  const above = same.filter((n) => n.node !== inner && n.s.line <= inner.line);
+  const bodies = above.filter((n) => n.s.raw_kind.toLowerCase() !== 'prototype');
+  return (bodies[bodies.length - 1] ?? above[above.length - 1] ?? same[0])!.node;
 }
 
 /** Whether `holder` is already somewhere under `node` (a cycle of same-named definitions). */

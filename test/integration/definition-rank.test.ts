@@ -207,6 +207,17 @@ describe('search_symbols puts the implementation first', () => {
     expect(await sites('Emitter.on')).toEqual(['src/h.ts:18', 'src/h.ts:17']);
   });
 
+  it('get_file_outline puts what the implementation holds under it, not under a signature', async () => {
+    const repo = ok<{ symbols: { repo: string }[] }>(await call(mcp.client, 'search_symbols', { name: 'Emitter' })).symbols[0]!.repo;
+    const out = ok<{ symbols: { name: string; line: number; children?: { name: string; line: number }[] }[] }>(await call(mcp.client, 'get_file_outline', { repo, path: 'src/h.ts' }));
+    expect(out.symbols.map((s) => `${s.line} ${s.name}${s.children ? ` [${s.children.map((c) => `${c.line} ${c.name}`).join(', ')}]` : ''}`)).toEqual([
+      '2 h',
+      '4 h',
+      '8 h [12 normalize]',
+      '16 Emitter [17 on, 18 on]',
+    ]);
+  });
+
   it('a common name: the public top-level definitions and members first, the nested ones after', async () => {
     const order = await sites('get');
     expect(order).toEqual([
