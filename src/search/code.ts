@@ -1,10 +1,10 @@
 /**
  * search_code: text and regex search over file contents, one page of files at a time.
  */
-import { invalidArgument } from '../errors.js';
+import { invalidArgument, ToolError } from '../errors.js';
 import * as q from '../zoekt/query.js';
-import { checkQueryBounds } from '../zoekt/query-bounds.js';
-import { checkNoLookaround, liftCase, liftCaseFlag, normalizeWhitespace, splitRegexHint } from '../zoekt/query-syntax.js';
+import { checkQueryBounds, checkRegexBounds } from '../zoekt/query-bounds.js';
+import { checkNoLookaround, liftCase, liftCaseFlag, normalizeWhitespace, oneRegexTip, splitRegexHint } from '../zoekt/query-syntax.js';
 import { z } from 'zod';
 import type { Chunk, FileHit } from '../zoekt/wire.js';
 import { walkFiles } from './engine/file-walk.js';
@@ -24,6 +24,8 @@ export type CaseMode = 'auto' | 'yes' | 'no';
 export interface CodeSearchArgs extends SharedFilters {
   query: string;
   literal?: boolean | undefined;
+  /** The query is one RE2 regex, its spaces and groups its own. */
+  regex?: boolean | undefined;
   case_sensitive?: CaseMode | undefined;
   context_lines?: number | undefined;
   max_matches_per_file?: number | undefined;
@@ -107,10 +109,19 @@ export function matchCaps(limit: number, maxPerFile: number): { matchesPerFile: 
 
 export function buildCodeQuery(args: CodeSearchArgs): string {
   if (args.query.trim() === '') throw invalidArgument('query is empty', "Give a search term, e.g. 'parseConfig' or 'func\\s+main'.");
-  // Literal text is searched exactly as given, spaces at either end included.
-  let text = args.literal ? args.query : args.query.trim();
+  if (args.literal && args.regex) {
+    throw invalidArgument(
+      'literal and regex are both true',
+      "Pass one: regex: true searches the query as one RE2 regex (spaces and groups its own, e.g. 'export (async )?function'); literal: true searches it as exact text.",
+    );
+  }
+  // Literal text and a regex are searched exactly as given, spaces at either end included.
+  let text = args.literal || args.regex ? args.query : args.query.trim();
   let mode = args.case_sensitive ?? 'auto';
-  if (!args.literal) {
+  if (args.regex) {
+    checkRegexBounds(text, 'the regex');
+    checkNoLookaround(text);
+  } else if (!args.literal) {
     const normalized = normalizeWhitespace(text);
     checkQueryBounds(normalized);
     // Before the grouping check: a lookaround holding a space reads as unbalanced parentheses.
@@ -127,20 +138,23 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
       text = lifted.rest;
       if (text === '') throw invalidArgument('the query has nothing to search besides case:', "Add a search term, e.g. 'case:yes Config'.");
     }
-    const flag = liftCaseFlag(text);
+  }
+  if (!args.literal) {
+    const flag = liftCaseFlag(text, args.regex);
     if (flag.fold) {
       if (mode === 'yes') {
         throw invalidArgument("the query asks for (?i) but the search is case-sensitive (case_sensitive 'yes' or case:yes)", "Drop (?i) for a case-sensitive search, or drop case_sensitive 'yes' / case:yes.");
       }
       mode = 'no';
-      text = flag.rest.trim();
-      if (text === '') throw invalidArgument('the query has nothing to search besides (?i)', "Add a search term, e.g. '(?i)config'.");
+      text = args.regex ? flag.rest : flag.rest.trim();
+      if (text.trim() === '') throw invalidArgument('the query has nothing to search besides (?i)', "Add a search term, e.g. '(?i)config'.");
     }
   }
   return q.render(
     q.and(
       mode !== 'auto' && q.caseMode(mode),
-      args.literal ? q.literal(text) : q.raw(text),
+      // One regex is one quoted atom: nothing in it reaches Zoekt's query syntax.
+      args.literal ? q.literal(text) : args.regex ? q.regex(text) : q.raw(text),
       ...filterParts(args),
       args.branch !== undefined && q.branch(args.branch),
     ),
@@ -148,6 +162,18 @@ export function buildCodeQuery(args: CodeSearchArgs): string {
 }
 
 export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budget: Budget<CodeSearchOutput>, signal?: AbortSignal): Promise<CodeSearchOutput> {
+  try {
+    return await searchCodePage(searcher, args, budget, signal);
+  } catch (e) {
+    // A regex written with spaces or groups, cut by the query syntax, fails there with an error
+    // about a piece of it (`?function`): the hint says first how to search it whole.
+    const tip = e instanceof ToolError && e.code === 'QUERY_ERROR' && !args.literal && !args.regex ? oneRegexTip(args.query) : undefined;
+    if (tip) throw new ToolError('QUERY_ERROR', (e as ToolError).message, `${tip} Otherwise: ${(e as ToolError).hint}`, { cause: e, retryable: false });
+    throw e;
+  }
+}
+
+async function searchCodePage(searcher: Searcher, args: CodeSearchArgs, budget: Budget<CodeSearchOutput>, signal?: AbortSignal): Promise<CodeSearchOutput> {
   const started = Date.now();
   const limit = args.limit ?? CODE_DEFAULTS.limit;
   const contextLines = args.context_lines ?? CODE_DEFAULTS.context_lines;
@@ -171,7 +197,7 @@ export async function searchCode(searcher: Searcher, args: CodeSearchArgs, budge
     narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
   const notIndexed = await skipped;
-  const notes = [args.literal || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note, page.short];
+  const notes = [args.literal || args.regex || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note, page.short];
   const stats = { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete };
   const make = (s: Record<CodeDial, number>, truncated: CodeSearchOutput['truncated']): CodeSearchOutput => {
     const out: CodeSearchOutput = {
@@ -343,18 +369,21 @@ async function zeroResultHint(searcher: Searcher, args: CodeSearchArgs, branch: 
   const base = { ...args, cursor: undefined, branch: branch?.branch };
   const mode = args.case_sensitive ?? 'auto';
   const caseBound = mode === 'yes' || (mode === 'auto' && /[A-Z]/.test(args.query)) || /\bcase:yes\b/.test(args.query);
-  const noFilters = { query: args.query, literal: args.literal, case_sensitive: args.case_sensitive };
+  const noFilters = { query: args.query, literal: args.literal, regex: args.regex, case_sensitive: args.case_sensitive };
   // Repositories indexed from plain folders have no branches at all: no branch name can match.
   const branchless = args.branch !== undefined && branch !== undefined && branch.indexed.length === 0;
-  const [caseless, literal, unfiltered, withoutBranch] = await Promise.all([
+  const cutRegex = !args.literal && !args.regex && oneRegexTip(args.query) !== undefined;
+  const [caseless, literal, oneRegex, unfiltered, withoutBranch] = await Promise.all([
     caseBound ? finds(searcher, { ...base, case_sensitive: 'no', query: args.query.replace(/\bcase:yes\b/g, '') }, signal) : 0,
-    !args.literal && REGEX_META.test(args.query) ? finds(searcher, { ...base, literal: true }, signal) : 0,
+    !args.literal && REGEX_META.test(args.query) ? finds(searcher, { ...base, literal: true, regex: undefined }, signal) : 0,
+    cutRegex ? finds(searcher, { ...base, regex: true }, signal) : 0,
     describeFilters(args).length || args.branch !== undefined ? finds(searcher, noFilters, signal) : 0,
     branchless ? finds(searcher, { ...base, branch: undefined }, signal) : 0,
   ]);
   const causes: string[] = [];
   if (caseless) causes.push(`the search is case-sensitive${mode === 'auto' ? ' (the query has uppercase letters)' : ''}, and case_sensitive: 'no' finds ${caseless} file(s)`);
-  if (literal) causes.push(`bare terms are RE2 regexes ('.' matches any character, '(' groups), and literal: true finds ${literal} file(s)`);
+  if (oneRegex) causes.push(`the query was cut at its spaces into several terms, and as one regex (regex: true) it finds ${oneRegex} file(s)`);
+  if (literal) causes.push(`${args.regex ? 'the query is an RE2 regex' : 'bare terms are RE2 regexes'} ('.' matches any character, '(' groups), and literal: true finds ${literal} file(s)`);
   if (withoutBranch) {
     causes.push(`the repositories in scope were indexed from plain folders and have no branches, so branch ${JSON.stringify(args.branch)} matches nothing there: leave branch out (without it the query finds ${withoutBranch} file(s))`);
   } else if (unfiltered) {

@@ -7,7 +7,8 @@ import { cursorArg, pagingFooter, queryLine, describedFilterArgs, text, toolInpu
 
 const input = toolInput({
   query: text(2000),
-  literal: z.boolean().optional().describe('Exact text, not a query'),
+  literal: z.boolean().optional(),
+  regex: z.boolean().optional(),
   case_sensitive: z.enum(['auto', 'yes', 'no']).optional().describe("'auto' (default): sensitive if the query has uppercase"),
   context_lines: z.number().int().min(0).max(10).optional().describe(`Default ${CODE_DEFAULTS.context_lines}`),
   max_matches_per_file: z.number().int().min(1).max(100).optional().describe(`Default ${CODE_DEFAULTS.max_matches_per_file}`),
@@ -48,12 +49,12 @@ export const searchCodeTool = defineTool({
   name: SEARCH_CODE,
   title: 'Search code',
   description: [
-    'Search file contents: files by relevance, matched lines with context.',
-    'Query: bare terms are RE2 regexes, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ). literal: true for exact text.',
+    'Search file contents: ranked files and matched lines.',
+    'Query: RE2 regexes split at spaces, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ).',
+    'regex: true: one regex, spaces and ( ) included; literal: true: exact text.',
     'Lists page: pass next_cursor back as cursor, same arguments.',
-    'Examples:',
-    '- {"query": "func\\s+NewServer"}',
-    '- {"query": "foo(bar[0])", "literal": true, "paths": ["src/"]}',
+    '- {"query": "(async )?function \\w+", "regex": true}',
+    '- {"query": "a(b[0])", "literal": true}',
   ].join('\n'),
   input,
   output: CodeSearchOutput,

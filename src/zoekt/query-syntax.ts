@@ -224,10 +224,28 @@ export function splitRegexHint(input: string): string | undefined {
   if (best.length < 2 || !best.some((t) => REGEX_SYNTAX.test(t.text))) return undefined;
   const text = input.slice(best[0]!.start, best[best.length - 1]!.end);
   const oneRegex = text.replace(/\s+/g, '\\s+');
-  const quoted = `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
   return (
     `The query was split at spaces into ${best.length} terms that must each match somewhere in the file: ${best.map((t) => `'${t.text}'`).join(', ')}. ` +
-    `To match them as one regex, write the spaces as \\s+ ('${oneRegex}') or quote the whole regex, doubling its backslashes (${quoted}).`
+    `To match them as one regex, call again with regex: true (the whole query is then one RE2 regex, its spaces included), or write the spaces as \\s+ ('${oneRegex}').`
+  );
+}
+
+/** The fields of Zoekt's query syntax (query/parse.go), as a term starts with them. */
+const FIELD = /^(?:file|f|content|c|repo|r|regex|sym|lang|l|case|branch|b|type|t|archived|fork|public):/;
+
+/**
+ * A query that reads as one regex written with spaces or groups (`export (async )?function
+ * \w+Middleware`), which Zoekt's query syntax cuts into terms and grouping parentheses: it has
+ * spaces and regex syntax, and none of the syntax's own words (fields, `-`, `or`). Then the tip
+ * to search it as one regex; otherwise undefined.
+ */
+export function oneRegexTip(input: string): string | undefined {
+  const words = input.trim().split(/\s+/);
+  if (words.length < 2 || !REGEX_SYNTAX.test(input)) return undefined;
+  if (words.some((w) => w === 'or' || w.startsWith('-') || FIELD.test(w))) return undefined;
+  return (
+    "Zoekt's query syntax splits a query at spaces into separate terms and reads parentheses around a space as grouping, " +
+    'so a regex written with spaces or groups is cut apart: to search the whole query as one RE2 regex, call again with regex: true.'
   );
 }
 
@@ -255,9 +273,10 @@ export function checkNoLookaround(input: string): void {
  * here, and the caller searches case-insensitively; an `i` anywhere else cannot be honoured and
  * is refused with the forms that work.
  */
-export function liftCaseFlag(input: string): { rest: string; fold: boolean } {
-  const starts = new Set<number>();
-  for (const t of tokenize(input)) {
+export function liftCaseFlag(input: string, oneRegex = false): { rest: string; fold: boolean } {
+  // Where terms start: the one regex starts at the start (search_code's regex: true).
+  const starts = new Set<number>(oneRegex ? [0] : []);
+  for (const t of oneRegex ? [] : tokenize(input)) {
     if (t.kind !== 'term') continue;
     const lead = /^(?:[a-z]+:)?"?/.exec(input.slice(t.start, t.end))![0].length;
     starts.add(t.start + lead);

@@ -9,11 +9,13 @@
  * - whatever Zoekt parses, we accept (no valid query refused for its grouping);
  * - whatever we accept, Zoekt reads `( text ) sentinel` with the sentinel a top-level conjunct,
  *   or refuses it: no text closes our group or carries an `or` past it;
- * - where both parse, we see as many terms as Zoekt has atoms (a term ends where Zoekt's does).
+ * - where both parse, we see as many terms as Zoekt has atoms (a term ends where Zoekt's does);
+ * - with `regex: true`, the whole text is one regex atom: nothing in it is read as the syntax.
  */
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { buildCodeQuery } from '../../src/search/code.js';
 import { checkGrouping, normalizeWhitespace, tokenize } from '../../src/zoekt/query-syntax.js';
 import { ZOEKT_PARSE as PARSER } from '../support/zoekt.js';
 const SENTINEL = 'zzsentinelzz';
@@ -110,5 +112,31 @@ describe("our tokenizer against Zoekt's parser", () => {
       })
       .map(({ q, zoekt }) => `${q}  =>  ${zoekt.parsed}`);
     expect(differ.slice(0, 20)).toEqual([]);
+  });
+});
+
+describe("search_code's regex: true against Zoekt's parser", () => {
+  // The same pieces, kept as written: a regex keeps its spaces, tabs and line breaks.
+  const texts = [...new Set(fc.sample(fc.array(piece, { minLength: 1, maxLength: 14 }).map((parts) => parts.join('')), { seed: SEED, numRuns: RUNS }))].filter((t) => t.trim() !== '');
+  const built = texts.map((query) => {
+    try {
+      return buildCodeQuery({ query, regex: true });
+    } catch {
+      return undefined;
+    }
+  });
+  const sent = texts.map((_, i) => built[i]).filter((b): b is string => b !== undefined);
+  const readings = zoektParse(sent.map((b) => `${b} ${SENTINEL}`));
+
+  it('sends almost every text, and Zoekt reads each as one regex beside the term after it, or refuses the regex itself', () => {
+    expect(sent.length).toBeGreaterThan(texts.length * 0.9);
+    const wrong = sent
+      .map((b, i) => ({ b, r: readings[i]! }))
+      .filter(({ r }) => (r.error === '' ? !r.sentinelTop || r.atoms > 2 : !r.error.startsWith('error parsing regexp')))
+      .map(({ b, r }) => `${b}  =>  ${r.error || r.parsed}`);
+    expect(wrong.slice(0, 20)).toEqual([]);
+    // Both outcomes occur: these texts are full of unbalanced parentheses.
+    expect(readings.filter((r) => r.error === '').length).toBeGreaterThan(sent.length * 0.2);
+    expect(readings.filter((r) => r.error !== '').length).toBeGreaterThan(sent.length * 0.1);
   });
 });

@@ -115,3 +115,19 @@ describe('case: in the user query', () => {
     expect(() => buildCodeQuery({ query: 'case:yes' })).toThrow(/nothing to search/);
   });
 });
+
+describe('buildCodeQuery with regex: true', () => {
+  it('sends the whole query as one quoted regex atom, spaces, groups and quotes its own', () => {
+    expect(buildCodeQuery({ query: 'export (async )?function \\w+', regex: true })).toBe('regex:"export (async )?function \\\\w+"');
+    expect(unquote(buildCodeQuery({ query: 'a "b" or -file:x )', regex: true }).slice('regex:'.length))).toBe('a "b" or -file:x )');
+    expect(buildCodeQuery({ query: ' x ', regex: true, paths: ['/src/'] })).toBe('regex:" x " file:"^src/"');
+  });
+
+  it('lifts (?i) at its start into the case mode; refuses a lookaround, literal beside it, and what is too complex', () => {
+    expect(buildCodeQuery({ query: '(?i)Foo bar', regex: true })).toBe('case:no regex:"Foo bar"');
+    expect(() => buildCodeQuery({ query: 'foo (?i)bar', regex: true })).toThrow(/\(\?i\)/);
+    expect(() => buildCodeQuery({ query: 'foo(?= bar)', regex: true })).toThrow(/lookaround/);
+    expect(() => buildCodeQuery({ query: 'foo', regex: true, literal: true })).toThrow(/literal and regex/);
+    expect(() => buildCodeQuery({ query: '((((a+)+)+)+)', regex: true })).toThrow(/too complex/);
+  });
+});
