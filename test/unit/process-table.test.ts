@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { describeProcess, fromPs, isRunning, stopProcess } from '../../src/local/process-table.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { describeProcess, fromPs, isRunning, listenerOf, stopProcess } from '../../src/local/process-table.js';
 
 // Resolves at once for a child already reaped: stopProcess may return after Node has seen it exit.
 const exited = (child: ReturnType<typeof spawn>) =>
@@ -45,5 +46,21 @@ describe('the process table', () => {
     await exited(child);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(isRunning(child.pid!)).toBe(false);
+  });
+
+  it('names the process that listens on a port, and knows when none does', async () => {
+    const child = spawn(process.execPath, ['-e', "require('net').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port) })"]);
+    try {
+      const port = Number(await new Promise<string>((r) => child.stdout.once('data', (d: Buffer) => r(d.toString().trim()))));
+      expect(listenerOf(port)).toEqual({ listening: true, process: { pid: child.pid, args: expect.stringContaining(`${process.execPath} -e`) } });
+    } finally {
+      child.kill();
+      await exited(child);
+    }
+    const free = createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((r) => free.close(r));
+    expect(listenerOf(port)).toEqual({ listening: false });
   });
 });
