@@ -20,6 +20,12 @@ export interface MainOptions {
   local?: LocalIndexSource;
   /** The repositories of the local serve command's list: every answer is confined to them. */
   listed?: () => readonly string[] | undefined;
+  /**
+   * The local serve command's Zoekt, once its supervisor has said where it is: the runtime waits
+   * for it and asks that URL, whatever the configuration says (local mode answers only from the
+   * Zoekt over its own index).
+   */
+  zoektUrl?: Promise<string>;
 }
 
 /** Runs the server as `zoekt-mcp ARGS` would with environment `env`; resolves to the exit code. */
@@ -41,7 +47,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
   const { config } = outcome;
   keepHeapNearLive();
   const log = createLogger(config.logLevel);
-  const build = async () => (await import('./runtime.js')).runtimeFromConfig(config, log, opts.local, opts.listed);
+  const build = async () => (await import('./runtime.js')).runtimeFromConfig(opts.zoektUrl ? { ...config, zoektUrl: await opts.zoektUrl } : config, log, opts.local, opts.listed);
   let runtime: Runtime | undefined;
   if (config.http) {
     runtime = await build();

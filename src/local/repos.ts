@@ -96,7 +96,7 @@ export function resolveEntry(text: string, base: string, source: string): RepoEn
   } catch {
     throw new Error(`${source}: ${text}: no such directory (${given})`);
   }
-  if (!statSync(dir).isDirectory()) throw new Error(`${source}: ${text}: not a directory (${given})`);
+  if (!statSync(dir).isDirectory()) throw new Error(`${source}: ${text}: is a file, not a folder (${given})`);
   // Only a folder holding .git can be a work tree's root: any other is a plain directory, with no
   // git process started to learn so.
   const top = existsSync(join(dir, '.git')) ? git(dir, 'rev-parse', '--show-toplevel') : undefined;
@@ -124,7 +124,7 @@ export function readRepoList(spec: { file?: string; dirs?: string[]; base: strin
   const entries: RepoEntry[] = [];
   const errors: string[] = [];
   const items: { text: string; source: string }[] = [];
-  if (spec.dirs) for (const d of spec.dirs) items.push({ text: d, source: '--repo' });
+  if (spec.dirs) for (const d of spec.dirs) items.push({ text: d, source: spec.label ?? '--repo' });
   if (spec.file) {
     let text: string;
     try {

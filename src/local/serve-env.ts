@@ -39,7 +39,7 @@ export const SERVE_ENV = {
     default: 6070,
     min: 0,
     max: 65_535,
-    description: "the shared Zoekt's port; 0 picks a free one",
+    description: "the shared Zoekt's port: unset, the one it had last time (`zoekt.port` in the data folder), else 6070, else a free one when another program holds it; set, that port or none (every answer then says what holds it); 0 picks a free one",
   },
   lingerMs: {
     env: 'ZOEKT_MCP_LINGER_MS',
@@ -87,6 +87,24 @@ export function serveEnvNumber(spec: ServeEnvSpec, env: NodeJS.ProcessEnv): numb
     throw new Error(`${spec.env} must be a whole number from ${spec.min ?? 0} to ${spec.max ?? Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(v)}`);
   }
   return n;
+}
+
+/**
+ * Not a user's setting (ZOEKT_PORT is): the default port in its place, for tests, which must not
+ * take 6070 on a machine others use, yet must run the code of a default port another program holds.
+ */
+export const DEFAULT_PORT_ENV = 'ZOEKT_MCP_DEFAULT_PORT';
+
+/**
+ * Zoekt's port, and whether the user chose it: ZOEKT_PORT set means that port or none (an error
+ * naming what holds it); unset, the default is only a wish (webserver.ts takes the port of last
+ * time, then the default, then a free one).
+ */
+export function zoektPort(env: NodeJS.ProcessEnv): { port: number; portGiven: boolean } {
+  const given = env[SERVE_ENV.port.env];
+  if (given !== undefined && given !== '') return { port: serveEnvNumber(SERVE_ENV.port, env), portGiven: true };
+  const dflt = env[DEFAULT_PORT_ENV];
+  return { port: dflt ? serveEnvNumber({ ...SERVE_ENV.port, env: DEFAULT_PORT_ENV }, env) : SERVE_ENV.port.default, portGiven: false };
 }
 
 /** The local serve command's help: its own arguments and environment, then the server's. */

@@ -10,12 +10,12 @@
  * `--repo PATH` (repeatable), or a folder as the first argument, names what to index instead of
  * the list file.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HELP } from '../config.js';
-import { SERVE_ENV, SERVE_HELP, serveEnvNumber } from './serve-env.js';
+import { keptCursorSecret } from '../cursor-key.js';
+import { SERVE_ENV, SERVE_HELP, serveEnvNumber, zoektPort } from './serve-env.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
 import { listLines, readRepoList } from './repos.js';
@@ -24,6 +24,7 @@ import { clientEntry } from './client-entry.js';
 import { FolderWatch } from './folder-watch.js';
 import { describeRepo, roughly } from '../search/vocab/local-index.js';
 import { PROTOCOL, type ListSpec, type SupervisorStatus } from './status.js';
+import { clientView, unavailableBecause, type ClientFacts } from './client-view.js';
 import type { SupervisorOptions } from './supervisor.js';
 
 /** The server program as the serve command runs it in its own process (src/main.ts's `main`). */
@@ -31,7 +32,7 @@ export interface ServerProgram {
   main(
     argv: string[],
     env: NodeJS.ProcessEnv,
-    opts: { local?: () => SupervisorStatus | undefined; listed?: () => readonly string[] | undefined },
+    opts: { local?: () => SupervisorStatus | undefined; listed?: () => readonly string[] | undefined; zoektUrl?: Promise<string> },
   ): Promise<number>;
 }
 
@@ -76,9 +77,10 @@ export function supervisorOptions(parsed: Parsed, root: string): { opts: Supervi
     const given = env(SERVE_ENV.repos.env);
     if (given) {
       const p = abs(given);
-      if (existsSync(p) && statSync(p).isDirectory()) list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
-      else if (existsSync(p)) list = { file: p, base: dirname(p), label: given };
-      else throw new Error(`ZOEKT_MCP_REPOS: ${given} is neither a folder nor a file`);
+      // A folder that is not there is served as one, so that every answer names it (a client
+      // that spawned a server that exited at once shows nothing useful).
+      if (existsSync(p) && !statSync(p).isDirectory()) list = { file: p, base: dirname(p), label: given };
+      else list = { dirs: [p], base: homedir(), label: 'ZOEKT_MCP_REPOS' };
     } else if (existsSync(mine)) {
       list = { file: mine, base: dirname(mine), label: mine };
     } else if (checkout) {
@@ -91,7 +93,7 @@ export function supervisorOptions(parsed: Parsed, root: string): { opts: Supervi
     data,
     bin: join(tools, 'zoekt', version, 'bin'),
     indexCommand: join(root, 'zoekt-config/index'),
-    port: serveEnvNumber(SERVE_ENV.port, process.env),
+    ...zoektPort(process.env),
     lingerMs: serveEnvNumber(SERVE_ENV.lingerMs, process.env),
     pollMs: serveEnvNumber(SERVE_ENV.pollMs, process.env),
     keepUnlistedMs: serveEnvNumber(SERVE_ENV.keepUnlistedMs, process.env),
@@ -133,7 +135,7 @@ export function addToUserList(file: string, dirs: readonly string[]): { added: s
   for (const d of dirs) {
     const p = isAbsolute(d) ? d : resolve(process.cwd(), d);
     if (!existsSync(p) || !statSync(p).isDirectory()) {
-      errors.push(`--repo ${d}: no such folder (${p})`);
+      errors.push(`--repo ${d}: ${existsSync(p) ? 'is a file, not a folder' : 'no such folder'} (${p})`);
       continue;
     }
     if (have.has(real(p))) continue;
@@ -196,26 +198,42 @@ async function setup(opts: SupervisorOptions, list: ListSpec, supervisorScript: 
   const lease = await takeLease(opts, list, supervisorScript);
   const report = progressReporter();
   return new Promise<number>((resolvePromise) => {
+    let ended = false;
+    const end = (code: number) => {
+      ended = true;
+      lease.close();
+      resolvePromise(code);
+    };
+    /** Zoekt cannot be this data folder's: said with what to do, and the set-up fails. */
+    const zoektFailed = (z: NonNullable<SupervisorStatus['zoekt_error']>) => {
+      say(`error: ${z.message}`);
+      say(z.hint);
+      end(1);
+    };
     const check = (s: SupervisorStatus) => {
+      if (ended) return;
       report(s);
+      // A port the user chose that another program holds: nothing this set-up indexes would be served.
+      if (s.zoekt_error?.misconfigured) return zoektFailed(s.zoekt_error);
       if (s.pass <= firstPass) return;
-      if (s.repos.every(done) && s.repos.length + s.list_errors.length > 0) {
-        const failed = s.repos.filter((r) => r.state === 'error');
-        const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${list.label}, named above` : '';
-        say(`${s.repos.length - failed.length} of ${repositories(s.repos.length)} indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})${bad}`);
-        lease.close();
-        resolvePromise(failed.length || s.list_errors.length ? 1 : 0);
-      } else if (s.repos.length === 0 && s.list_errors.length) {
-        lease.close();
-        resolvePromise(1);
+      if (s.repos.length === 0) {
+        if (!s.list_errors.length) say(`error: nothing to index: ${list.label} names no folder`);
+        return end(1);
       }
+      if (!s.repos.every(done)) return;
+      if (s.zoekt_error) return zoektFailed(s.zoekt_error);
+      const failed = s.repos.filter((r) => r.state === 'error');
+      const bad = s.list_errors.length ? `; ${s.list_errors.length} bad line(s) in ${list.label}, named above` : '';
+      say(`${s.repos.length - failed.length} of ${repositories(s.repos.length)} indexed and served by Zoekt at ${s.zoekt_url} (${roughly(Date.now() - started)})${bad}`);
+      end(failed.length || s.list_errors.length ? 1 : 0);
     };
     // Results of the check that follows this connection, not of an earlier one.
     const firstPass = lease.status().pass;
-    say(`Zoekt at ${lease.status().zoekt_url}; checking ${repositories(lease.status().repos.length)} of ${list.label}`);
+    const first = lease.status();
+    say(`${first.zoekt_error ? 'no Zoekt of its own' : `Zoekt at ${first.zoekt_url}`}; checking ${repositories(first.repos.length)} of ${list.label}`);
     lease.onStatus(check);
     lease.poke();
-    check(lease.status());
+    check(first);
   });
 }
 
@@ -235,6 +253,10 @@ export async function serveMain(argv: string[], wiring: ServeWiring): Promise<nu
     say((err as Error).message);
     return 2;
   }
+  if (parsed.rest.some((a) => a === '--zoekt-url' || a.startsWith('--zoekt-url='))) {
+    say('--zoekt-url is not an option of the local serve command: it answers only from the Zoekt it runs over its own index (ZOEKT_PORT sets its port); to serve another Zoekt, run zoekt-mcp --zoekt-url URL');
+    return 2;
+  }
   if (parsed.setup && parsed.repos.length && list.file) {
     const { added, errors } = addToUserList(list.file, parsed.repos);
     for (const e of errors) say(`error: ${e}`);
@@ -242,61 +264,67 @@ export async function serveMain(argv: string[], wiring: ServeWiring): Promise<nu
     say(`${added.length ? `added ${added.join(', ')} to` : 'already in'} your list of repositories, ${list.file}; clients that spawn ${join(root, 'scripts/serve.sh')} without --repo serve it`);
   }
   if (parsed.setup) return setup(opts, list, wiring.supervisorScript);
-  // Load the server's modules while the supervisor answers (or starts): they have no side effects.
-  const warm = wiring.loadServer();
   const leasing = takeLease(opts, list, wiring.supervisorScript);
   const http = parsed.rest.includes('--http');
   const interactive = !http && process.stdin.isTTY;
-  if (opts.port !== 0 && !interactive) {
-    // Zoekt's URL is known in advance: serve at once, and take the lease meanwhile. Until the
-    // supervisor's first status arrives, searches that find nothing say the index is starting.
-    const url = `http://127.0.0.1:${opts.port}`;
+  if (!interactive) {
+    // Load the server's modules while the supervisor answers (or starts): they have no side effects.
+    const warm = wiring.loadServer();
+    // Serve at once, and take the lease meanwhile. Which Zoekt answers is the supervisor's word,
+    // never a guess: the runtime (built at the first tool call, or a moment after start) asks the
+    // URL of the supervisor's first status, and every answer is an error while the supervisor has
+    // no Zoekt of its own (client-view.ts).
+    const placeholder = `http://127.0.0.1:${opts.port || SERVE_ENV.port.default}`;
     let lease: Lease | undefined;
-    const starting: SupervisorStatus = { protocol: PROTOCOL, pid: 0, zoekt_url: url, started_at: new Date().toISOString(), leases: 0, pass: 0, list: list.label, list_errors: [], repos: [], starting: true };
+    const facts: ClientFacts = { data: opts.data };
+    const starting: SupervisorStatus = { protocol: PROTOCOL, pid: 0, zoekt_url: placeholder, started_at: new Date().toISOString(), leases: 0, pass: 0, list: list.label, list_errors: [], repos: [], starting: true };
     const seen = ownChanges();
-    const local = () => seen.status(lease?.status() ?? starting);
-    leasing.then(
+    const local = () => clientView(seen.status(lease?.status() ?? starting), facts);
+    const zoektUrl = leasing.then(
       (l) => {
         lease = l;
         seen.follow(l.status());
         l.onStatus((st) => seen.follow(st));
         const s = l.status();
-        say(`leased on the local supervisor ${s.pid}${s.foreign_zoekt ? `; the Zoekt at ${url} is not its own, so answers are not confined to ${list.label}` : ''}`);
+        say(`leased on the local supervisor ${s.pid}; Zoekt at ${s.zoekt_url}`);
+        if (s.zoekt_error) say(`error: ${s.zoekt_error.message}\nserve: ${s.zoekt_error.hint}`);
         for (const e of s.list_errors) say(`repo list: ${e}`);
+        return (facts.asked = s.zoekt_url || placeholder);
       },
-      (err: Error) => say(`no lease on the local supervisor: ${err.message}`),
+      (err: Error) => {
+        say(`no lease on the local supervisor: ${err.message}`);
+        facts.leaseError = err.message;
+        return (facts.asked = placeholder);
+      },
     );
-    return startServer(await warm, url, parsed.rest, http, local, listedBy(() => lease?.status(), list), opts.data);
+    return startServer(await warm, zoektUrl, parsed.rest, local, listedBy(() => lease?.status(), list), opts.data, http);
   }
+  // In a terminal: say how to connect, and how indexing goes, until Ctrl-C.
   const lease = await leasing;
-  const server = await warm;
   const first = lease.status();
   for (const e of first.list_errors) say(`repo list: ${e}`);
-  if (interactive) {
-    process.stderr.write(
-      [
-        '',
-        `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${list.label}.`,
-        'Connect an MCP client with this server entry (stdio); it starts in well under a second:',
-        '',
-        JSON.stringify(clientEntry(join(root, 'scripts/serve.sh'), parsed.repos, process.env, process.cwd()), null, 2),
-        '',
-        'Press Ctrl-C to stop (Zoekt stays up while a client uses it).',
-        '',
-      ].join('\n'),
-    );
-    // Indexing goes on meanwhile: say how far along it is.
-    const report = progressReporter();
-    lease.onStatus(report);
-    report(first);
-    await new Promise((r) => process.once('SIGINT', r));
-    lease.close();
-    return 0;
-  }
-  const seen = ownChanges();
-  seen.follow(first);
-  lease.onStatus((st) => seen.follow(st));
-  return startServer(server, first.zoekt_url, parsed.rest, http, () => seen.status(lease.status()), listedBy(() => lease.status(), list), opts.data);
+  const problem = unavailableBecause(first, { data: opts.data });
+  process.stderr.write(
+    [
+      '',
+      problem
+        ? `error: ${problem.message}\n${problem.hint}`
+        : `Zoekt is serving at ${first.zoekt_url}; the index follows the ${first.repos.length} repositories of ${list.label}.`,
+      'Connect an MCP client with this server entry (stdio); it starts in well under a second:',
+      '',
+      JSON.stringify(clientEntry(join(root, 'scripts/serve.sh'), parsed.repos, process.env, process.cwd()), null, 2),
+      '',
+      'Press Ctrl-C to stop (Zoekt stays up while a client uses it).',
+      '',
+    ].join('\n'),
+  );
+  // Indexing goes on meanwhile: say how far along it is.
+  const report = progressReporter();
+  lease.onStatus(report);
+  report(first);
+  await new Promise((r) => process.once('SIGINT', r));
+  lease.close();
+  return 0;
 }
 
 /**
@@ -349,8 +377,6 @@ function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): (
   return () => {
     const s = status();
     if (!s) return (own ??= readRepoList(list).entries.map((e) => e.name));
-    // A Zoekt found on the port serves its own index: there is no list to confine answers to.
-    if (s.foreign_zoekt) return undefined;
     if (s !== from) {
       from = s;
       names = s.repos.map((r) => r.name);
@@ -364,28 +390,23 @@ function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): (
  * respawns its server often, and a cursor from the last spawn must still page on.
  */
 function cursorSecretOf(data: string): string {
-  const file = join(data, 'cursor-secret');
   mkdirSync(data, { recursive: true, mode: 0o700 });
-  try {
-    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    // Made by an earlier spawn, or by one starting beside this one: theirs is the key.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  return readFileSync(file, 'utf8').trim();
+  return keptCursorSecret(join(data, 'cursor-secret'));
 }
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
 function startServer(
   server: ServerProgram,
-  url: string,
+  zoektUrl: Promise<string>,
   rest: string[],
-  http: boolean,
   local: () => SupervisorStatus | undefined,
   listed: () => readonly string[] | undefined,
   data: string,
+  http: boolean,
 ): Promise<number> {
   if (http) say('serving MCP over HTTP');
   const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : { ZOEKT_MCP_CURSOR_SECRET: cursorSecretOf(data) };
-  return server.main(rest, { ...process.env, ZOEKT_URL: url, ...secret }, { local, listed });
+  // ZOEKT_URL only has to be valid here: the runtime asks the URL zoektUrl settles on.
+  return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret }, { local, listed, zoektUrl });
 }
+

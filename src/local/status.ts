@@ -12,8 +12,12 @@
 
 import type { LocalIndex, RepoIndex, RepoProgress } from '../search/vocab/local-index.js';
 
-/** Bumped whenever a message changes meaning. 1 (no `protocol` field): one list per supervisor. */
-export const PROTOCOL = 2;
+/**
+ * Bumped whenever a message changes meaning. 1 (no `protocol` field): one list per supervisor. 2:
+ * a Zoekt found answering on the port may be another index's (`foreign_zoekt`). 3: `zoekt_url` is
+ * always this data folder's own Zoekt, and `zoekt_error` says why there is none.
+ */
+export const PROTOCOL = 3;
 
 /** What a client wants indexed: a list file (re-read when it changes), or folders. */
 export interface ListSpec {
@@ -46,11 +50,18 @@ export interface SupervisorStatus extends LocalIndex {
   pass: number;
   /** The repositories of this client's list (other clients' are indexed too, but not shown to it). */
   repos: RepoStatus[];
-  /** Zoekt could not be started (or restarted). */
-  zoekt_error?: string;
   /**
-   * The Zoekt at zoekt_url was found answering on the port and is not this data folder's: it
-   * serves an index of its own, so clients are not confined to their lists.
+   * This data folder's Zoekt cannot answer (the port the user chose is another program's; it did
+   * not start; it is restarting): every answer says so, and none comes from whatever else answers
+   * at zoekt_url.
    */
-  foreign_zoekt?: boolean;
+  zoekt_error?: ZoektError;
+}
+
+export interface ZoektError {
+  message: string;
+  /** What to do about it. */
+  hint: string;
+  /** The configuration is the cause (ZOEKT_PORT): waiting does not help, and --setup fails at once. */
+  misconfigured: boolean;
 }

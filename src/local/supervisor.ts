@@ -38,6 +38,8 @@ export interface SupervisorOptions {
   indexCommand: string;
   /** Zoekt's port; 0 picks a free one. */
   port: number;
+  /** The user chose `port` (ZOEKT_PORT): Zoekt serves there or nowhere (webserver.ts). */
+  portGiven: boolean;
   lingerMs: number;
   pollMs: number;
   /** How long a repository no live client lists stays indexed. */
@@ -143,7 +145,7 @@ export class Supervisor {
     this.extractor = new ExtractorService(join(opts.data, 'run', 'extractor.sock'), pathToFileURL(opts.extractorWorker), say);
     void this.started.then(() => (this.isStarted = true));
     this.runner = new IndexRunner(this.paths, say, () => this.poke());
-    this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, say });
+    this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, portGiven: opts.portGiven, say });
     this.leases = new LeaseServer(opts.socket, {
       joined: (c) => this.joined(c),
       left: (c) => this.left(c),
@@ -187,7 +189,6 @@ export class Supervisor {
       list_errors: mine?.errors ?? list?.errors ?? [],
       repos: entries.map((e) => this.repoStatus(e)),
       ...(this.webserver.error ? { zoekt_error: this.webserver.error } : {}),
-      ...(this.webserver.foreign ? { foreign_zoekt: true } : {}),
     };
   }
 
@@ -243,7 +244,9 @@ export class Supervisor {
       this.lists.delete(c.id);
       say(`a client with ${c.hello.list.label} left (${this.leases.clients().length} now)`);
     }
-    if (this.leases.size === 0) this.armLinger(this.opts.lingerMs);
+    // With no Zoekt of its own on the port the user chose, nothing is kept warm for the next
+    // client: it starts a supervisor of its own, with its own ZOEKT_PORT.
+    if (this.leases.size === 0) this.armLinger(this.webserver.blocked ? 0 : this.opts.lingerMs);
     this.poke();
     this.broadcast();
   }

@@ -1,7 +1,9 @@
 /**
  * The supervisor's zoekt-webserver: started on a port of its own (the same one as last time, so
  * that clients keep their URL), adopted when a supervisor of the same data folder that died left
- * it running, restarted when it exits, stopped with the supervisor.
+ * it running, restarted when it exits, stopped with the supervisor. A Zoekt this data folder did
+ * not start serves another index: it is never used. When the port the user chose (ZOEKT_PORT) is
+ * held by another program, there is no Zoekt, and `error` says which program holds it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -9,7 +11,8 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
-import { describeProcess, isRunning, stopProcess } from './process-table.js';
+import { describeProcess, isRunning, listenerOf, stopProcess } from './process-table.js';
+import type { ZoektError } from './status.js';
 
 export interface WebserverOptions {
   data: string;
@@ -18,6 +21,12 @@ export interface WebserverOptions {
   index: string;
   /** 0 picks a free one. */
   port: number;
+  /**
+   * The user chose `port` (ZOEKT_PORT): Zoekt serves there or nowhere. Otherwise `port` is only
+   * the default: the port of last time (`zoekt.port`) comes first, then this one, then a free one,
+   * so that Zoekt always has a port of its own.
+   */
+  portGiven: boolean;
   say: (msg: string) => void;
 }
 
@@ -44,14 +53,16 @@ export function answers(url: string): Promise<boolean> {
 
 export class Webserver {
   url = '';
-  /** A zoekt-webserver found answering on the port, not this data folder's: what it holds is not ours to know. */
-  foreign = false;
   /** Why it could not be started (or restarted), while that is so. */
-  error?: string;
+  error?: ZoektError;
+  /** The port the user chose is held by another program: started once it is free. */
+  blocked = false;
   private child?: ChildProcess;
   private adoptedPid?: number;
   private owns = false;
   private stopping = false;
+  /** The first start has ended: check() may start it again. */
+  private settled = false;
 
   constructor(private readonly o: WebserverOptions) {}
 
@@ -71,36 +82,43 @@ export class Webserver {
     return p && ` ${p.args} `.includes(` -index ${this.o.index} `) ? p : undefined;
   }
 
+  /** Whether Zoekt may serve on `port`: any port of its own, unless the user chose one. */
+  private fits(port: number): boolean {
+    return !this.o.portGiven || this.o.port === 0 || port === this.o.port;
+  }
+
   /**
    * Starts zoekt-webserver, or adopts the one a previous supervisor of this folder left running.
    * `known` is called as soon as the URL is settled: clients may connect while it loads (their
    * Zoekt client retries).
    */
   async start(known: () => void): Promise<void> {
-    let port = this.o.port;
+    try {
+      await this.startOnce(known);
+    } finally {
+      this.settled = true;
+    }
+  }
+
+  private async startOnce(known: () => void): Promise<void> {
     const left = this.leftover();
     if (left) {
       const listen = /-listen 127\.0\.0\.1:(\d+)/.exec(left.args)?.[1];
       const url = `http://127.0.0.1:${listen}`;
-      if (listen && (port === 0 || Number(listen) === port) && (await answers(url))) {
+      if (listen && this.fits(Number(listen)) && (await answers(url))) {
         this.o.say(`adopting zoekt-webserver ${left.pid} at ${url}`);
-        Object.assign(this, { url, owns: true, adoptedPid: left.pid });
+        Object.assign(this, { url, owns: true, adoptedPid: left.pid, error: undefined });
         known();
         return;
       }
       this.o.say(`stopping zoekt-webserver ${left.pid}, left by an earlier supervisor`);
       await stopProcess(left.pid);
     }
-    if (port !== 0) {
-      const url = `http://127.0.0.1:${port}`;
-      if (await answers(url)) {
-        this.o.say(`reusing the zoekt-webserver already answering at ${url}; it does not serve this data folder's index`);
-        this.url = url;
-        this.foreign = true;
-        known();
-        return;
-      }
-    } else port = await freePort(this.previousPort());
+    const port = await this.choosePort();
+    if (port === undefined) {
+      known();
+      return;
+    }
     const url = `http://127.0.0.1:${port}`;
     const logPath = join(this.o.data, 'webserver.log');
     const logFd = openSync(logPath, 'a');
@@ -123,36 +141,74 @@ export class Webserver {
         return '';
       }
     };
-    Object.assign(this, { child, owns: true, url });
+    Object.assign(this, { child, owns: true, url, blocked: false });
     writeFileAtomically(this.pidFile, String(child.pid));
     writeFileAtomically(join(this.o.data, 'zoekt.port'), String(port));
     known();
     child.on('exit', (code, signal) => {
       if (this.stopping || this.child !== child) return;
       this.o.say(`zoekt-webserver exited (${signal ?? code}); restarting it`);
-      this.error = `zoekt-webserver exited (${signal ?? code}): ${lastLog()}`;
+      this.error = { message: `zoekt-webserver exited (${signal ?? code}): ${lastLog()}`, hint: `It is being restarted: retry in a few seconds (its log: ${logPath}).`, misconfigured: false };
       this.child = undefined;
-      setTimeout(() => void this.start(() => undefined).catch((e: Error) => (this.error = e.message)), 500);
+      setTimeout(() => void this.start(() => undefined).catch((e: Error) => (this.error = { message: e.message, hint: `See ${logPath}.`, misconfigured: false })), 500);
     });
     for (let i = 0; i < 200; i++) {
+      // Exited first: what answers on the port then is not this child.
+      if (child.exitCode !== null || child.signalCode !== null) break;
       if (await answers(url)) {
         this.error = undefined;
         this.o.say(`zoekt-webserver ${child.pid} serving ${this.o.index} at ${url}`);
         return;
       }
-      if (child.exitCode !== null) break;
       await sleep(50);
     }
-    this.error = `zoekt-webserver did not start at ${url}: ${lastLog()} (see ${logPath})`;
-    this.o.say(this.error);
+    this.error = { message: `zoekt-webserver did not start at ${url}: ${lastLog()}`, hint: `See ${logPath}; the supervisor restarts it when it exits.`, misconfigured: false };
+    this.o.say(`${this.error.message} (see ${logPath})`);
   }
 
-  /** An adopted webserver (not our child: no exit event) that died is started again. */
+  /**
+   * A port no other program holds: the one the user chose, or none (then `error` names what
+   * holds it); else the one of last time, the default, or a free one, in that order.
+   */
+  private async choosePort(): Promise<number | undefined> {
+    if (this.o.portGiven && this.o.port !== 0) {
+      const code = await listenError(this.o.port);
+      if (code === undefined) return this.o.port;
+      this.url = `http://127.0.0.1:${this.o.port}`;
+      this.blocked = true;
+      this.error = heldError(this.o.port, code, this.o.index, this.o.data);
+      this.o.say(`${this.error.message}; Zoekt starts there once it can`);
+      return undefined;
+    }
+    const tried = new Set<number>();
+    for (const port of [this.previousPort(), this.o.port]) {
+      if (!port || tried.has(port)) continue;
+      tried.add(port);
+      const code = await listenError(port);
+      if (code === undefined) return port;
+      this.o.say(`port ${port} ${whyNot(port, code)}: Zoekt takes a free port of its own`);
+    }
+    return freePort();
+  }
+
+  /**
+   * Each pass of the supervisor: an adopted webserver (not our child: no exit event) that died is
+   * started again; a port the user chose that has come free is taken; an error that has passed
+   * (a slow start) is cleared.
+   */
   async check(): Promise<void> {
+    if (!this.settled || this.stopping) return;
+    if (this.blocked) {
+      if (!(await canListen(this.o.port))) return;
+      this.o.say(`port ${this.o.port} is free now: starting zoekt-webserver there`);
+      await this.start(() => undefined).catch((e: Error) => (this.error = { message: e.message, hint: 'Retry in a few seconds.', misconfigured: false }));
+      return;
+    }
+    if (this.error && (this.child?.exitCode === null || (this.adoptedPid && isRunning(this.adoptedPid))) && (await answers(this.url))) this.error = undefined;
     if (!this.adoptedPid || isRunning(this.adoptedPid)) return;
     this.o.say(`zoekt-webserver ${this.adoptedPid} exited; restarting it`);
     this.adoptedPid = undefined;
-    await this.start(() => undefined).catch((e: Error) => (this.error = e.message));
+    await this.start(() => undefined).catch((e: Error) => (this.error = { message: e.message, hint: 'Retry in a few seconds.', misconfigured: false }));
   }
 
   async stop(): Promise<void> {
@@ -173,11 +229,46 @@ export class Webserver {
   }
 }
 
-function freePort(preferred = 0): Promise<number> {
+/** Who holds a port, for a message: the process and its command line where it can be seen. */
+function holderOf(port: number): string {
+  const l = listenerOf(port);
+  if (l.process) return `process ${l.process.pid} (${l.process.args.length > 200 ? `${l.process.args.slice(0, 200)}…` : l.process.args})`;
+  return l.listening ? 'a process of another user (its command line cannot be read)' : 'another program';
+}
+
+/** Why Zoekt cannot serve on `port`, for a message: who holds it, or why it cannot be listened on. */
+function whyNot(port: number, code: string): string {
+  return code === 'EADDRINUSE' ? `is held by ${holderOf(port)}` : `cannot be listened on (${code === 'EACCES' ? 'EACCES: a port below 1024 needs privileges' : code})`;
+}
+
+/** The error every answer gives while the port the user chose cannot be Zoekt's. */
+export function heldError(port: number, code: string, index: string, data: string): ZoektError {
+  return {
+    message: `ZOEKT_PORT=${port} ${whyNot(port, code)}, so this data folder's Zoekt (${data}) cannot serve there, and local mode answers only from its own index (${index})`,
+    hint: `Set ZOEKT_PORT to a free port, or unset it (local mode then takes a free port of its own and records it in ${join(data, 'zoekt.port')}), and start the server again; or stop what holds the port (Zoekt then starts there within seconds).`,
+    misconfigured: true,
+  };
+}
+
+/**
+ * Why this process could not listen on 127.0.0.1:`port` (`EADDRINUSE`: another program holds it,
+ * on some address; `EACCES`: a privileged port), or undefined when it could.
+ */
+export function listenError(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(undefined)));
+  });
+}
+
+const canListen = async (port: number) => (await listenError(port)) === undefined;
+
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
-    srv.once('error', (err) => (preferred ? resolve(freePort(0)) : reject(err)));
-    srv.listen(preferred, '127.0.0.1', () => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
       const a = srv.address();
       const port = typeof a === 'object' && a ? a.port : 0;
       srv.close(() => resolve(port));

@@ -120,6 +120,20 @@ function probe(searcher: Searcher): Promise<Probed> {
   return running;
 }
 
+/**
+ * The answer when the Zoekt at the configured URL must not be asked (under the local serve
+ * command, one that is not its own index's): down, for `reason`, with no figure of that Zoekt's index.
+ */
+export function healthWithoutZoekt(searcher: Searcher, metrics: Metrics, reason: string, hint: string): HealthOutput {
+  return {
+    status: 'down',
+    adapter: { version: VERSION, uptime_s: Math.round(process.uptime()) },
+    zoekt: { url: searcher.zoekt.url, reachable: false, ready: false, latency_ms: 0 },
+    calls: callFigures(metrics),
+    hint: `${reason}. ${hint}`,
+  };
+}
+
 export async function getHealth(searcher: Searcher, metrics: Metrics): Promise<HealthOutput> {
   const fleet = searcher.zoekt;
   const url = fleet.url;

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { Searcher } from '../search/engine/searcher.js';
 import { closest } from '../search/vocab/text-distance.js';
 import { errorResult, successResult, validationError, type ToolContext } from '../tools/define.js';
-import { freshAnswer, freshError } from '../tools/freshness.js';
+import { freshAnswer, freshError, localRefusal } from '../tools/freshness.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
 import type { ToolCatalog } from './catalog.js';
@@ -102,6 +102,10 @@ export class Dispatcher {
     try {
       if (!tool) throw new ToolError('INTERNAL', `the tool '${toolName}' went missing`, 'Call again.');
       const input = this.parse(tool.name, tool.input, args);
+      // Under the local serve command, an index that cannot answer (no Zoekt of its own, no
+      // folder listed) is an error on every call, never an empty answer.
+      const refused = localRefusal(tool.reads, status);
+      if (refused) throw refused;
       if (tool.queued !== false) release = await this.o.admission.enter(signal);
       const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;

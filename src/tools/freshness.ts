@@ -13,7 +13,7 @@ import { ToolError } from '../errors.js';
 import type { Partial } from '../search/engine/completeness.js';
 import { ageSeconds, type IndexState, type RepoIndexAge } from '../search/vocab/freshness.js';
 import { repoGlobToRegex } from '../patterns/globs.js';
-import { describeRepo, retryAfterMs, roughly, type LocalIndex, type RepoIndex } from '../search/vocab/local-index.js';
+import { describeRepo, listFix, retryAfterMs, roughly, type LocalIndex, type RepoIndex } from '../search/vocab/local-index.js';
 
 /**
  * What a tool reads of the index, for this module: declared by each tool that reads repositories
@@ -139,6 +139,25 @@ function markPartial(out: Record<string, unknown>, p: Partial): void {
 }
 
 /**
+ * Before a tool that reads the index runs: the error every such call answers while nothing can be
+ * answered from the local index (its own Zoekt cannot serve, or its list names no folder there is).
+ */
+export function localRefusal(reads: RepoReads<unknown, unknown> | undefined, status: LocalIndex | undefined): ToolError | undefined {
+  const u = status?.unavailable;
+  if (!reads || !u) return undefined;
+  return new ToolError(u.code, u.message, u.hint, { retryable: u.retryable });
+}
+
+/** Entries of the list that are not searched, while the others are: an answer from those is partial. */
+function listPartial(status: LocalIndex): Partial {
+  const n = status.list_errors.length;
+  return {
+    reason: `${n === 1 ? 'an entry' : `${n} entries`} of ${status.list} ${n === 1 ? 'is' : 'are'} not searched (${status.list_errors.join('; ')})`,
+    hint: `The other repositories were searched. Fix ${n === 1 ? 'that entry' : 'those entries'}: ${listFix(status.list)}; get_health lists ${n === 1 ? 'it' : 'them'}.`,
+  };
+}
+
+/**
  * Before a tool's answer goes out: an error to give instead, or a line to add to its text. The
  * answer itself is completed in place: how old the index of each repository it shows is (as the
  * tool declares), and `partial` (with `stats.complete` false) when results came back while a
@@ -158,6 +177,9 @@ export function freshAnswer(reads: RepoReads<unknown, unknown> | undefined, stat
   const pending = mine.filter((r) => !r.has_index);
   if (pending.length && empty) return { error: notIndexed(pending) };
   if (pending.length) markPartial(out, pendingPartial(pending));
+  // A bad entry has no repository name: any page or listing may be missing its results. An
+  // answer about one repository named in the call is whole; its text still says it.
+  if (status.list_errors.length && reads.ages !== 'text') markPartial(out, listPartial(status));
   // How old the index is, for the repositories the answer shows (every covered one for a
   // listing), and for every covered one that is behind the files on disk: its results, or their
   // absence, may be out of date.
@@ -176,7 +198,8 @@ export function freshAnswer(reads: RepoReads<unknown, unknown> | undefined, stat
   }
   const parts = seen.map(age);
   for (const r of pending) parts.push(describeRepo(r));
-  return parts.length ? { note: `index: ${parts.join('; ')}` } : {};
+  const notes = [...(parts.length ? [`index: ${parts.join('; ')}`] : []), ...status.list_errors.map((e) => `not searched: ${e}`)];
+  return notes.length ? { note: notes.join('\n') } : {};
 }
 
 /** A file not found in a repository that is not indexed yet is "not yet", not "no such file". */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeLanguage, withoutSymbols } from '../search/definitions/coverage.js';
 import { describeReasons } from '../search/engine/skipped.js';
-import { GET_HEALTH, getHealth, HealthOutput } from '../search/health.js';
+import { GET_HEALTH, getHealth, HealthOutput, healthWithoutZoekt } from '../search/health.js';
 import { localIndexing } from './freshness.js';
 import { describeRepo, type LocalIndex } from '../search/vocab/local-index.js';
 import { defineTool } from './define.js';
@@ -40,11 +40,21 @@ const output = HealthOutput.extend({
 
 type Output = z.output<typeof output>;
 
-/** Adds the local supervisor's view, when there is one: indexing progress makes the status degraded. */
+/**
+ * Adds the local supervisor's view, when there is one: indexing progress makes the status
+ * degraded; an index that cannot answer says why first.
+ */
 function withIndexing(out: HealthOutput, status: LocalIndex | undefined): Output {
   const indexing = localIndexing(status);
   if (!indexing) return out;
   const res: Output = { ...out, indexing };
+  const u = status?.unavailable;
+  if (u && !u.zoekt) {
+    // Zoekt answers, but this server has nothing there to search: that, not Zoekt's figures, is the news.
+    if (res.status === 'ok') res.status = 'degraded';
+    res.hint = `${u.message}. ${u.hint}`;
+    return res;
+  }
   const waiting = indexing.repos.filter((r) => !r.has_index || r.state === 'error');
   const problems = [
     ...(indexing.starting ? ['the local index service is starting'] : []),
@@ -128,6 +138,12 @@ export const getHealthTool = defineTool({
   output,
   // The tool to call when others fail: never queued behind them.
   queued: false,
-  handler: async (_args, ctx, budget) => fitHealth(withIndexing(await getHealth(ctx.searcher, ctx.metrics), ctx.local?.()), budget),
+  handler: async (_args, ctx, budget) => {
+    const local = ctx.local?.();
+    // Not this index's own Zoekt: it is not asked, and nothing of its index is reported.
+    const u = local?.unavailable;
+    const health = u?.zoekt ? healthWithoutZoekt(ctx.searcher, ctx.metrics, u.message, u.hint) : await getHealth(ctx.searcher, ctx.metrics);
+    return fitHealth(withIndexing(health, local), budget);
+  },
   render: (out) => renderHealth(out),
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isShardOf } from '../../src/local/indexer.js';
 import { socketFor } from '../../src/local/lease.js';
+import { PROTOCOL } from '../../src/local/status.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
 import type { ListReposOutput } from '../../src/search/repos.js';
 import { allIndexed, gitIn, spawnServe, supervisorGone, supervisorStatus, waitFor, type LocalClient } from '../support/local.js';
@@ -128,18 +129,25 @@ describe('clients with different lists on one supervisor', () => {
     }, 300_000);
   }
 
-  it('a supervisor of the older protocol (one list, no version) is stopped and replaced, not misread', async () => {
-    // What a supervisor of the earlier release answers: a status without `protocol`. Played by a
-    // small process here, as that release is not installed.
+  // 1: no `protocol` field, one list per supervisor; 2: a Zoekt found answering on the port may be
+  // another index's, which this version never answers from.
+  it.each([
+    [1, {}],
+    [2, { protocol: 2, foreign_zoekt: true }],
+  ])('a supervisor of the older protocol %i is stopped and replaced, not misread', async (version, fields) => {
+    // What a supervisor of an earlier release answers. Played by a small process here, as that
+    // release is not installed.
+    const status = { ...fields, pid: 0, zoekt_url: 'http://127.0.0.1:9', started_at: '', leases: 1, pass: 1, list: 'old', list_errors: [], repos: [] };
     const old = spawn(
       process.execPath,
       [
         '-e',
         `const net = require('node:net');
-         const srv = net.createServer((s) => s.write(JSON.stringify({ pid: process.pid, zoekt_url: 'http://127.0.0.1:9', started_at: '', leases: 1, pass: 1, list: 'old', list_errors: [], repos: [] }) + '\\n'));
+         const srv = net.createServer((s) => s.write(JSON.stringify({ ...JSON.parse(process.argv[2]), pid: process.pid }) + '\\n'));
          srv.listen(Buffer.from(process.argv[1], 'hex').toString(), () => process.stdout.write('listening\\n'));
          process.on('SIGTERM', () => { process.stdout.write('stopped\\n'); process.exit(0); });`,
         Buffer.from(socketFor(data)).toString('hex'),
+        JSON.stringify(status),
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
@@ -150,9 +158,9 @@ describe('clients with different lists on one supervisor', () => {
     try {
       await allIndexed(c.client);
       expect(said).toContain('stopped');
-      expect(c.stderr()).toMatch(/replacing the local supervisor \d+ \(protocol 1, this version speaks 2\)/);
+      expect(c.stderr()).toMatch(new RegExp(`replacing the local supervisor \\d+ \\(protocol ${version}, this version speaks ${PROTOCOL}\\)`));
       expect(await seen(c)).toEqual({ search: ['acme/c'], listed: ['acme/c'] });
-      expect((await supervisorStatus(data))!.protocol).toBe(2);
+      expect((await supervisorStatus(data))!.protocol).toBe(PROTOCOL);
     } finally {
       await c.close();
       old.kill('SIGKILL');

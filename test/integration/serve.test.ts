@@ -13,15 +13,14 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CodeSearchOutput } from '../../src/search/code.js';
-import { gate } from '../support/gate.js';
 import { connectStreamable, listening } from '../support/http.js';
 import { call, ok } from '../support/mcp.js';
 import { allIndexed, supervisorGone, waitFor } from '../support/local.js';
-import { REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
+import { ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
 let work: string;
 let clone: string;
@@ -211,35 +210,40 @@ describe('scripts/serve.sh --http', () => {
   }, 300_000);
 
   it('Ctrl-C to the group during a call: the call completes, once, then exit 0', async () => {
-    // serve.sh reuses a Zoekt already answering on ZOEKT_PORT: here the test's Zoekt behind a
-    // gate that holds the search until the signal has been delivered.
-    const held = await gate(inject('zoektUrl'));
-    const served = await serveHttp(Number(new URL(held.url).port));
+    // A call held in flight until the signal has been delivered: the serve command answers only
+    // from its own Zoekt, which is frozen (SIGSTOP) meanwhile. It runs under the supervisor, in
+    // a process group of its own: the Ctrl-C does not reach it.
+    const served = await serveHttp(0);
+    let zoektPid = 0;
+    const thaw = () => {
+      try {
+        if (zoektPid) process.kill(zoektPid, 'SIGCONT');
+      } catch {
+        // already gone
+      }
+    };
     try {
       const mcp = await connectStreamable(served.url);
-      // The supervisor has said this Zoekt is not its own (so answers are not confined to the
-      // clone's list); until it has, a server serves its own list only.
-      await waitFor('the lease', async () => /leased on the local supervisor \d+; the Zoekt at .* is not its own/.test(served.stderr())).catch((err: Error) => {
-        throw new Error(`${err.message}; serve.sh said: ${served.stderr().slice(-600)}`);
-      });
-      const pending = call(mcp.client, 'search_code', { query: 'paginate_marker', repos: [`${REPO_PREFIX}manyhits`], limit: 3 });
+      await allIndexed(mcp.client);
+      zoektPid = Number(readFileSync(join(work, 'data-http', 'zoekt-webserver.pid'), 'utf8'));
+      process.kill(zoektPid, 'SIGSTOP');
+      const pending = call(mcp.client, 'search_code', { query: 'sym:^serverFactory$', context_lines: 0 });
       pending.catch(() => undefined); // awaited below
-      await held.arrived;
+      await waitFor('the call in flight', async () => /^zoekt_mcp_tool_calls_in_flight 1$/m.test(await (await fetch(`${served.url}/metrics`)).text()), 20_000);
       const exited = once(served.child, 'exit');
       process.kill(-served.child.pid!, 'SIGINT');
       await new Promise((r) => setTimeout(r, 500));
-      held.release();
+      thaw();
       const out = ok<CodeSearchOutput>(await pending);
-      expect(out.results).toHaveLength(3);
+      expect(out.results.map((r) => r.path)).toContain('src/server/factory.ts');
       const [code] = await exited;
       expect(code, served.stderr()).toBe(0);
       expect(served.stderr().match(/"msg":"signal received"/g)).toHaveLength(1);
       await mcp.close().catch(() => undefined);
     } finally {
+      thaw();
       served.kill();
       await supervisorGone(join(work, 'data-http'));
-      held.release();
-      await new Promise((r) => held.server.close(r));
     }
   }, 300_000);
 });

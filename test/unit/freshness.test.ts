@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freshAnswer, freshError, type RepoReads } from '../../src/tools/freshness.js';
+import { freshAnswer, freshError, localRefusal, type RepoReads } from '../../src/tools/freshness.js';
 import { TOOLS } from '../../src/tools/index.js';
 import type { RepoStatus, SupervisorStatus } from '../../src/local/status.js';
 import { retryAfterMs } from '../../src/search/vocab/local-index.js';
@@ -85,6 +85,38 @@ describe('answers under the local serve command, as each tool declares what it r
     ]);
     expect((out.partial as { reason: string }).reason).toMatch(/acme\/b: indexing/);
     expect(out.index_age).toBeUndefined();
+  });
+});
+
+describe('an index that cannot answer, under the local serve command', () => {
+  const unavailable = { code: 'BACKEND_MISCONFIGURED' as const, message: 'ZOEKT_PORT=7001 is held by process 9', hint: 'Set ZOEKT_PORT to a free port.', retryable: false, zoekt: true };
+
+  it('refuses every tool that reads it with the structured error, and get_health none', () => {
+    const status = { ...serving([ready]), unavailable };
+    for (const tool of TOOLS.filter((t) => t.reads)) {
+      expect(localRefusal(reads(tool.name), status)?.toJSON(), tool.name).toEqual({ code: 'BACKEND_MISCONFIGURED', message: unavailable.message, hint: unavailable.hint, retryable: false });
+    }
+    expect(localRefusal(undefined, status)).toBeUndefined();
+    expect(localRefusal(reads('search_code'), serving([ready]))).toBeUndefined();
+    expect(localRefusal(reads('search_code'), undefined)).toBeUndefined();
+  });
+
+  it('marks a page or listing partial while entries of its list are not searched, naming them; a file answer only says it', () => {
+    const bad = '--repo: /nope: no such directory (/nope)';
+    const status = { ...serving([ready]), list: '--repo', list_errors: [bad] };
+    for (const [tool, out] of [
+      ['search_code', { results: [], stats: { files: 0, complete: true } }],
+      ['list_repos', { repos: [{ name: 'acme/a', index_time: hourAgo }], totals: {} }],
+    ] as const) {
+      const copy: Record<string, unknown> = structuredClone(out);
+      const { note, error } = freshAnswer(reads(tool), status, {}, copy);
+      expect(error, tool).toBeUndefined();
+      expect(copy.partial, tool).toEqual({ reason: `an entry of --repo is not searched (${bad})`, hint: expect.stringMatching(/^The other repositories were searched\. Fix that entry: each --repo of the server's command/) });
+      expect(note, tool).toMatch(new RegExp(`not searched: ${bad.replace(/[()/]/g, '\\$&')}$`));
+    }
+    const copy: Record<string, unknown> = { repo: 'acme/a', path: 'x.go', content: '' };
+    expect(freshAnswer(reads('get_file'), status, { repo: 'acme/a', path: 'x.go' }, copy).note).toMatch(/not searched: --repo: \/nope/);
+    expect(copy.partial).toBeUndefined();
   });
 });
 

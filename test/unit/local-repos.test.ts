@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shardPrefix } from '../../src/local/indexer.js';
 import { listLines, nameFromOrigin, plainName, readRepoList } from '../../src/local/repos.js';
 import { parseServeArgs } from '../../src/local/serve-args.js';
-import { SERVE_ENV, serveEnvNumber } from '../../src/local/serve-env.js';
+import { DEFAULT_PORT_ENV, SERVE_ENV, serveEnvNumber, zoektPort } from '../../src/local/serve-env.js';
 
 const work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-repos-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ describe('the repo list', () => {
       ['app', 'git'],
       ['app/node_modules/typescript', 'dir'],
     ]);
-    expect(out.errors).toEqual([expect.stringMatching(/^repos:4: missing: no such directory/), expect.stringMatching(/^repos:5: file.txt: not a directory/)]);
+    expect(out.errors).toEqual([expect.stringMatching(/^repos:4: missing: no such directory/), expect.stringMatching(/^repos:5: file.txt: is a file, not a folder/)]);
   });
 
   it('names a work tree root by its zoekt.name, else by its origin, else by its path', () => {
@@ -112,5 +112,15 @@ describe('serve environment', () => {
     expect(() => serveEnvNumber(SERVE_ENV.pollMs, { ZOEKT_MCP_POLL_MS: '10' })).toThrow(/ZOEKT_MCP_POLL_MS must be a whole number from 100 to/);
     expect(() => serveEnvNumber(SERVE_ENV.port, { ZOEKT_PORT: '70000' })).toThrow(/ZOEKT_PORT/);
     expect(() => serveEnvNumber(SERVE_ENV.lingerMs, { ZOEKT_MCP_LINGER_MS: '1e3' })).toThrow(/ZOEKT_MCP_LINGER_MS/);
+  });
+
+  it("tells Zoekt's port chosen by the user from the default, which tests may move off 6070", () => {
+    expect(zoektPort({})).toEqual({ port: 6070, portGiven: false });
+    expect(zoektPort({ ZOEKT_PORT: '' })).toEqual({ port: 6070, portGiven: false });
+    expect(zoektPort({ ZOEKT_PORT: '6070' })).toEqual({ port: 6070, portGiven: true });
+    expect(zoektPort({ ZOEKT_PORT: '0' })).toEqual({ port: 0, portGiven: true });
+    expect(zoektPort({ [DEFAULT_PORT_ENV]: '7123' })).toEqual({ port: 7123, portGiven: false });
+    expect(zoektPort({ [DEFAULT_PORT_ENV]: '7123', ZOEKT_PORT: '7000' })).toEqual({ port: 7000, portGiven: true });
+    expect(() => zoektPort({ [DEFAULT_PORT_ENV]: 'x' })).toThrow(new RegExp(DEFAULT_PORT_ENV));
   });
 });

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answers } from '../../src/local/webserver.js';
+import { answers, listenError } from '../../src/local/webserver.js';
 
 const servers: { close(): unknown }[] = [];
 afterEach(() => {
@@ -39,5 +39,19 @@ describe("the supervisor's question whether Zoekt answers", () => {
     const started = Date.now();
     expect(await answers(silent)).toBe(false);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe('whether Zoekt could serve on a port', () => {
+  it('is no while another program listens there, on 127.0.0.1 or on every address, and yes once it is free', async () => {
+    for (const host of ['127.0.0.1', '0.0.0.0']) {
+      const held = createNetServer();
+      servers.push(held);
+      await new Promise<void>((resolve) => held.listen(0, host, resolve));
+      const port = (held.address() as AddressInfo).port;
+      expect(await listenError(port), host).toBe('EADDRINUSE');
+      await new Promise((r) => held.close(r));
+      expect(await listenError(port), host).toBeUndefined();
+    }
   });
 });

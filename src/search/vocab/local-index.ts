@@ -43,15 +43,38 @@ export interface RepoIndex {
 export interface LocalIndex {
   /** The list being served: a file, or the --repo folders. */
   list: string;
+  /** One message per entry of the list that is not searched (no such folder, a file, a name taken), naming it. */
   list_errors: string[];
   /** The repositories of that list. */
   repos: RepoIndex[];
   /** The index service has not reported yet: answers may be incomplete. */
   starting?: boolean;
+  /**
+   * Nothing can be answered from this index now, and why: its own Zoekt cannot serve (another
+   * program holds the port the user chose), or the list names no folder there is. Every tool that
+   * reads the index answers this error instead; get_health reports it.
+   */
+  unavailable?: LocalUnavailable;
+}
+
+export interface LocalUnavailable {
+  code: 'UNAVAILABLE' | 'BACKEND_MISCONFIGURED';
+  message: string;
+  hint: string;
+  retryable: boolean;
+  /** The Zoekt the answers would come from is not this index's own: get_health does not ask it. */
+  zoekt: boolean;
 }
 
 /** Read once per call: the state now, or undefined outside the local serve command. */
 export type LocalIndexSource = () => LocalIndex | undefined;
+
+/** How a bad entry of the list is fixed, by where the list comes from (LocalIndex.list). */
+export function listFix(list: string): string {
+  if (list === '--repo') return "each --repo of the server's command (in the MCP client's configuration) must name a folder; it is read when the server starts";
+  if (list === 'ZOEKT_MCP_REPOS') return "ZOEKT_MCP_REPOS (in the MCP client's configuration) must name a folder or a list file; it is read when the server starts";
+  return `each line of ${list} must name a folder; the file is read again while serving`;
+}
 
 /** "about 12 s" from milliseconds. */
 export function roughly(ms: number): string {
