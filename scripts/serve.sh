@@ -18,6 +18,12 @@
 set -euo pipefail
 self=$(readlink -f "${BASH_SOURCE[0]}")
 root=$(cd "$(dirname "$self")/.." && pwd)
+# How the user called it, for messages: the npm package's command by its name, else as typed.
+case "$(basename "$0")" in zoekt-mcp-serve) command=zoekt-mcp-serve ;; *) command=$0 ;; esac
+export ZOEKT_MCP_SERVE_COMMAND="$command"
+# --help needs nothing installed and nothing to index (in a checkout, only the build).
+help=false
+for arg in "$@"; do case "$arg" in -h | --help) help=true ;; esac; done
 # shellcheck source=../zoekt-config/zoekt.env
 . "$root/zoekt-config/zoekt.env"
 
@@ -38,8 +44,11 @@ if [ -f "$root/src/cli.ts" ]; then
     [ ! -f "$root/dist/.built" ] || [ -n "$(find "$root/src" "$root/package-lock.json" "$root/tsconfig.json" "$root/scripts/compile.mjs" "$root/scripts/bundle.mjs" -newer "$root/dist/.built" -print -quit)" ]; then
     ready=false
   fi
-  $ready || ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/setup.sh" node zoekt build >&2
-else
+  steps="node zoekt build"
+  $help && steps="node build"
+  # shellcheck disable=SC2086 # the steps are words
+  $ready || ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/setup.sh" $steps >&2
+elif ! $help; then
   # The npm package: nothing to index unless told, and that is said before any long install.
   named=false
   case "${1:-}" in --repo | --repo=*) named=true ;; -*) ;; ?*) [ -d "$1" ] && named=true ;; esac

@@ -261,7 +261,7 @@ export async function serveMain(argv: string[], wiring: ServeWiring): Promise<nu
     const { added, errors } = addToUserList(list.file, parsed.repos);
     for (const e of errors) say(`error: ${e}`);
     if (errors.length) return 2;
-    say(`${added.length ? `added ${added.join(', ')} to` : 'already in'} your list of repositories, ${list.file}; clients that spawn ${join(root, 'scripts/serve.sh')} without --repo serve it`);
+    say(`${added.length ? `added ${added.join(', ')} to` : 'already in'} your list of repositories, ${list.file}; clients that spawn ${commandName(root)} without --repo serve it`);
   }
   if (parsed.setup) return setup(opts, list, wiring.supervisorScript);
   const leasing = takeLease(opts, list, wiring.supervisorScript);
@@ -410,3 +410,10 @@ function startServer(
   return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret }, { local, listed, zoektUrl });
 }
 
+/**
+ * The command the user typed, for messages: `zoekt-mcp-serve` run from the npm package,
+ * `./scripts/serve.sh` in a checkout (serve.sh says which in ZOEKT_MCP_SERVE_COMMAND).
+ */
+function commandName(root: string): string {
+  return env('ZOEKT_MCP_SERVE_COMMAND') ?? join(root, 'scripts/serve.sh');
+}

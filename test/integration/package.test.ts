@@ -7,7 +7,8 @@
  * dist/ is already built by the global set-up, so the pack skips `prepare` (which would build it
  * again); the package test of a fresh clone's `prepare` is the serve test, whose clone runs npm ci.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
@@ -21,7 +22,7 @@ import type { ListReposOutput } from '../../src/search/repos.js';
 import { GRAMMARS } from '../../src/extractor/languages.js';
 import { TOOLS } from '../../src/tools/index.js';
 import { startAdapter, TOKEN, type Adapter } from '../support/http.js';
-import { allIndexed } from '../support/local.js';
+import { allIndexed, supervisorGone, supervisorStatus } from '../support/local.js';
 import { call, ok } from '../support/mcp.js';
 import { FIXTURES, git, PROTOCOL_TOOLS, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
@@ -139,6 +140,44 @@ describe('installed with npm install ./zoekt-mcp-*.tgz', () => {
     expect(r.stderr).toMatch(/set ZOEKT_MCP_REPOS to the repository to index/);
     expect(r.stdout).toBe('');
   });
+
+  it('zoekt-mcp-serve --help prints its help and exits 0, with nothing to index and nothing installed', () => {
+    const r = spawnSync('zoekt-mcp-serve', ['--help'], { env: { PATH: path, HOME: join(work, 'home-help'), ZOEKT_MCP_TOOLS_DIR: join(work, 'no-tools') }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^zoekt-mcp-serve \(scripts\/serve\.sh in a checkout\)/);
+    expect(r.stdout).toContain('--setup');
+    expect(r.stdout).toContain('Usage: zoekt-mcp [options]');
+    expect(existsSync(join(work, 'no-tools')), 'nothing installed').toBe(false);
+  });
+
+  it('zoekt-mcp-serve --setup --repo names the command as typed, and exits as soon as it has said its last line', async () => {
+    const repo = join(work, 'setup-repo');
+    cpSync(join(FIXTURES, 'gosvc'), repo, { recursive: true });
+    const home = join(work, 'home-setup');
+    const data = join(home, '.local/share/zoekt-mcp');
+    // The supervisor lingers a minute after its last client, as it does for a user.
+    const child = spawn('zoekt-mcp-serve', ['--setup', '--repo', repo], { env: { PATH: path, HOME: home, ZOEKT_MCP_TOOLS_DIR: TOOLS_DIR, ZOEKT_PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let lastLine = 0;
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      lastLine = Date.now();
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    const exitedAfter = Date.now() - lastLine;
+    try {
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain(`clients that spawn zoekt-mcp-serve without --repo serve it`);
+      expect(stderr).not.toContain('scripts/serve.sh');
+      expect(stderr).toMatch(/1 of 1 repository indexed and served by Zoekt at http:\/\/127\.0\.0\.1:\d+ /);
+      process.stderr.write(`zoekt-mcp-serve --setup exited ${exitedAfter} ms after its last line\n`);
+      expect(exitedAfter).toBeLessThan(1500);
+    } finally {
+      const st = await supervisorStatus(data);
+      if (st) process.kill(st.pid, 'SIGTERM');
+      expect(await supervisorGone(data)).toBe(true);
+    }
+  }, 120_000);
 
   it('zoekt-mcp-serve indexes ZOEKT_MCP_REPOS into the user data folder, starts Zoekt, serves stdio and stops Zoekt after', async () => {
     const repo = join(work, 'myrepo');
