@@ -166,10 +166,13 @@ export class Supervisor {
     if (await this.extractor.listen()) this.paths.extractorSocket = this.extractor.path;
     // Nobody connected within the linger time after start (the spawner died): stop.
     this.armLinger(Math.max(this.opts.lingerMs, 10_000));
-    await this.webserver.start(() => this.markStarted());
+    // Checks and indexes need no Zoekt: they begin while it starts (loading the shards takes a
+    // while), so that a first status, which waits for its client's checks, says current at once.
+    const zoekt = this.webserver.start(() => this.markStarted());
+    void this.loop();
+    await zoekt;
     this.markStarted();
     this.broadcast();
-    void this.loop();
   }
 
   /** What one client is told: Zoekt's URL, and its own list's repositories. */
