@@ -153,8 +153,8 @@ interface RankedDefinition extends Prominent {
 
 /**
  * The definitions of the name in search_symbols' order for an exact name (prominence.ts): the
- * implementation before declarations and copies, public and top-level before nested, outside
- * tests, shallower folders first; then repo, path and line.
+ * implementation before declarations and copies, public, outside tests, top-level before nested,
+ * shallower folders first; then repo, path and line.
  */
 function rankDefinitions(all: RankedDefinition[]): SymbolResult[] {
   markTwins(all, compareProminent);

@@ -5,7 +5,7 @@
  * The name is matched by Zoekt (a pre-filter); two things only we can check are post-filters:
  * the enclosing type of a qualified name (`Server.start`), and the normalized `kinds`. Order:
  * exact name in exact case, exact name in other case, names that start with the literal prefix,
- * the rest; among exact names, the public ones, top-level, outside tests, with a body, one copy
+ * the rest; among exact names, the public ones, outside tests, top-level, with a body, one copy
  * of a duplicated file and in shallower folders first (prominence.ts); then Zoekt's score (for
  * a bare name in any case, the exact spelling's score in its own query: Matcher.byCase; a glob
  * in any case puts its matches in its own case first, the same way). That
@@ -81,7 +81,7 @@ function parentMatches(asked: string[], scope: string, caseSensitive: boolean): 
 interface Ranked {
   symbol: SymbolResult;
   tier: number;
-  /** Among exact names (tiers 0 and 1): public, top-level, outside tests, with a body, not a twin, shallow first (prominence.ts). */
+  /** Among exact names (tiers 0 and 1): public, outside tests, top-level, with a body, not a twin, shallow first (prominence.ts). */
   prominence: number;
   score: number;
   /** What its copies in duplicated files share (prominence.ts, twinKey), among exact names. */

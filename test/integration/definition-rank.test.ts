@@ -111,6 +111,26 @@ export class Emitter {
   // A declaration of the name with no implementation after it, deeper.
   'src/types/ambient.ts': `declare function h(type: string): VNode
 `,
+  // Vue's \`setup\`: a component's method, local to the object it is in, in the project's code;
+  // and the components its tests pass straight to a call, whose methods have no parent.
+  'packages/runtime/src/keepAlive.ts': `const KeepAliveImpl = {
+  name: 'KeepAlive',
+  setup(props: object) {
+    return () => props
+  },
+}
+export const KeepAlive = KeepAliveImpl
+`,
+  'packages/runtime/__tests__/keepAlive.spec.ts': `describe('KeepAlive', () => {
+  test('caches', () => {
+    mount({
+      setup() {
+        return () => null
+      },
+    })
+  })
+})
+`,
 };
 
 type Site = { path: string; line: number; kind: string };
@@ -216,6 +236,13 @@ describe('search_symbols puts the implementation first', () => {
       '8 h [12 normalize]',
       '16 Emitter [17 on, 18 on]',
     ]);
+  });
+
+  it("the project's own nested definitions before what its tests define", async () => {
+    // Neither is public; the test's is not nested, but the project's own code comes first.
+    const order = await sites('setup');
+    expect(order).toEqual(['packages/runtime/src/keepAlive.ts:3', 'packages/runtime/__tests__/keepAlive.spec.ts:4']);
+    expect(await walked('setup')).toEqual(order);
   });
 
   it('a common name: the public top-level definitions and members first, the nested ones after', async () => {

@@ -243,7 +243,7 @@ describe('isNested', () => {
     expect([php('public function area(): float {'), php('function area() {'), php('private function area() {'), php('protected static function area() {')].map(isPublic)).toEqual([true, true, false, false]);
   });
 
-  it('orders: public, top-level, outside tests, with a body, shallow', () => {
+  it('orders: public, outside tests, top-level, with a body, shallow', () => {
     const at = (path: string, signature: string, extra: Partial<Definition> = {}) => def('TypeScript', 'get', signature, { path, kind: 'function', ...extra });
     const defs = {
       publicDeep: at('a/b/c/d.ts', 'export function get() {'),
@@ -251,8 +251,10 @@ describe('isNested', () => {
       publicInTest: at('test/d.ts', 'export function get() {'),
       topLevel: at('d.ts', 'function get() {'),
       nested: at('d.ts', 'function get() {', { parent: 'outer', parent_kind: 'Function' }),
+      // A test's own, though top-level: after the project's nested one.
+      inTest: at('test/d.ts', 'function get() {'),
     };
     const sorted = Object.entries(defs).sort(([, a], [, b]) => prominence(a) - prominence(b));
-    expect(sorted.map(([k]) => k)).toEqual(['publicDeep', 'publicDeclaration', 'publicInTest', 'topLevel', 'nested']);
+    expect(sorted.map(([k]) => k)).toEqual(['publicDeep', 'publicDeclaration', 'publicInTest', 'topLevel', 'nested', 'inTest']);
   });
 });

@@ -7,13 +7,16 @@
  *      interface; not `static` in C and C++; not `private`, `protected` or `#` in a class). A
  *      definition nested in a function, a method or an object literal (its parent is a function,
  *      a method, a property, a variable: see isNested) is local to it, never public;
- *   2. then the top-level ones and the members of types, before those nested in a function, a
- *      method or an object literal: among the names not public, a module's own before a local
- *      helper or an object's method;
- *   3. then those outside tests, examples and fixtures (a folder named test, tests, __tests__, spec,
+ *   2. then those outside tests, examples and fixtures (a folder named test, tests, __tests__, spec,
  *      testdata, e2e, example(s), playground(s), demo(s), sample(s), fixture(s), benchmark(s); a
  *      file named *_test.go, *.test.ts, *.spec.js, test_*.py, *_test.py, *Test.java, *Tests.cs …):
- *      a project's own API before the copies of it its examples and tests define;
+ *      a project's own code before the copies of it its examples and tests define, even where
+ *      its own is nested (Vue's `setup` of a component object in its runtime, before the
+ *      hundreds of `setup` methods of objects its tests pass straight to a call, which have no
+ *      parent);
+ *   3. then the top-level ones and the members of types, before those nested in a function, a
+ *      method or an object literal: among the names not public, a module's own before a local
+ *      helper or an object's method;
  *   4. then the definitions with a body, before the declarations of the same name: everything in
  *      a `.d.ts` (`.d.mts`, `.d.cts`) or a Python stub (`.pyi`); a TypeScript `declare`; the
  *      members of an interface (TypeScript and Go; elsewhere those without `{` on their line: a
@@ -152,8 +155,8 @@ export function isDeclaration(d: Definition): boolean {
 
 // The rule's steps as the bits of one number, most significant first (2 ** 24 bounds it).
 const NOT_PUBLIC = 2 ** 23;
-const NESTED = 2 ** 22;
-const IN_TEST = 2 ** 21;
+const IN_TEST = 2 ** 22;
+const NESTED = 2 ** 21;
 const DECLARATION = 2 ** 20;
 /** Step 5: added to a twin's prominence by the search that saw its first copy (symbols.ts). */
 export const TWIN = 2 ** 19;
@@ -169,8 +172,8 @@ export const PROMINENCE_LIMIT = 2 ** 24;
 export function prominence(d: Definition): number {
   return (
     (isPublic(d) ? 0 : NOT_PUBLIC) +
-    (isNested(d) ? NESTED : 0) +
     (isTest(d.path) ? IN_TEST : 0) +
+    (isNested(d) ? NESTED : 0) +
     (isDeclaration(d) ? DECLARATION : 0) +
     Math.min(depth(d.path), DEPTH_CAP)
   );
