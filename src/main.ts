@@ -6,7 +6,8 @@
  * says what to serve, and the stdio server answers `initialize` and `tools/list` before the
  * runtime (the tools, the search engine, the Zoekt client) is loaded (RuntimeOnDemand below).
  */
-import { HELP, loadConfig } from './config.js';
+import { HELP, loadConfig, type Config } from './config.js';
+import { keptCursorSecret, userCursorKeyFile } from './cursor-key.js';
 import { keepHeapNearLive } from './heap.js';
 import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
@@ -47,7 +48,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
   const { config } = outcome;
   keepHeapNearLive();
   const log = createLogger(config.logLevel);
-  const build = async () => (await import('./runtime.js')).runtimeFromConfig(opts.zoektUrl ? { ...config, zoektUrl: await opts.zoektUrl } : config, log, opts.local, opts.listed);
+  const build = async (c = config) => (await import('./runtime.js')).runtimeFromConfig(opts.zoektUrl ? { ...c, zoektUrl: await opts.zoektUrl } : c, log, opts.local, opts.listed);
   let runtime: Runtime | undefined;
   if (config.http) {
     runtime = await build();
@@ -73,7 +74,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
     // Without the list the build writes (tsc's output, a missing or stale file) the runtime
     // describes the tools itself, so it is built before serving, as over HTTP.
     const list = builtToolList();
-    const host = list ? new RuntimeOnDemand(build, list, log) : (runtime = await build());
+    // A client may spawn a server per call: without --cursor-secret the key is the user's, kept on disk.
+    const buildStdio = () => build(config.cursorSecret ? config : withUserCursorSecret(config, env, log));
+    const host = list ? new RuntimeOnDemand(buildStdio, list, log) : (runtime = await buildStdio());
     if (config.allowRepos.length) log.info('confined to repositories', { allow_repos: config.allowRepos });
     const streams = prelude?.handOver();
     serveStdio(host, streams);
@@ -90,6 +93,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
   // Calls still running were aborted above; do not wait long for their sockets.
   if (runtime) await Promise.race([runtime.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
   return 0;
+}
+
+/**
+ * The configuration with the user's kept cursor key (cursor-key.ts), or as it is when there is
+ * none to be had (no home folder, a read-only one, a key file others may read): cursors then last
+ * as long as this process, and the log says why.
+ */
+function withUserCursorSecret(config: Config, env: NodeJS.ProcessEnv, log: Logger): Config {
+  const file = userCursorKeyFile(env);
+  try {
+    return { ...config, cursorSecret: keptCursorSecret(file) };
+  } catch (err) {
+    log.warn('cursor key not kept: cursors will page only within this process; give --cursor-secret (ZOEKT_MCP_CURSOR_SECRET) to keep them', { file, reason: err instanceof Error ? err.message : String(err) });
+    return config;
+  }
 }
 
 /**

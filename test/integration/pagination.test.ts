@@ -6,6 +6,9 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createHash } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WindowCache } from '../../src/search/engine/window-cache.js';
 import { call, connectInProcess, connectStdio, failed, ok, type Connected } from '../support/mcp.js';
@@ -115,15 +118,65 @@ describe('cursors', () => {
 });
 
 describe('cursors without a configured secret', () => {
-  it('are signed with a secret of the process: another process refuses them and says how to share one', async () => {
-    const cursor = ok<Out>(await call(stdio.client, 'search_code', { query: 'paginate_marker', limit: 10 })).next_cursor!;
-    const other = await connectStdio({ ZOEKT_URL: inject('zoektUrl') });
+  // A stdio server keeps its user's key in the user's state folder (XDG_STATE_HOME): here folders
+  // of the test's own, one per "user".
+  let home: string;
+  const stateOf = (user: string) => join(home, user);
+  const search = { query: 'paginate_marker', context_lines: 0 };
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'zoekt-mcp-state-'));
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  /** The first page's cursor, from a server process that ends right after. */
+  async function cursorOf(user: string): Promise<string> {
+    const a = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), XDG_STATE_HOME: stateOf(user) });
     try {
-      const err = failed(await call(other.client, 'search_code', { query: 'paginate_marker', limit: 10, cursor }));
+      return ok<Out>(await call(a.client, 'search_code', { ...search, limit: 10 })).next_cursor!;
+    } finally {
+      await a.close();
+    }
+  }
+
+  it("a second process of the same user pages on with the first one's cursor; the key is the user's alone", async () => {
+    const cursor = await cursorOf('ann');
+    const file = join(stateOf('ann'), 'zoekt-mcp', 'cursor-secret');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    const b = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), XDG_STATE_HOME: stateOf('ann') });
+    try {
+      const page2 = ok<Out>(await call(b.client, 'search_code', { ...search, limit: 10, cursor }));
+      const all = ok<Out>(await call(b.client, 'search_code', { ...search, limit: 50 })).results as unknown[];
+      expect(page2.results).toEqual(all.slice(10, 20));
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("another user's server refuses the cursor, naming the likely cause and how to share a key", async () => {
+    const cursor = await cursorOf('ann');
+    const other = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), XDG_STATE_HOME: stateOf('bob') });
+    try {
+      const err = failed(await call(other.client, 'search_code', { ...search, limit: 10, cursor }));
       expect(err.code).toBe('INVALID_CURSOR');
+      expect(err.message).toMatch(/issued by another server process, with another cursor secret/);
       expect(err.hint).toMatch(/--cursor-secret/);
+      expect(err.hint).toMatch(/zoekt-mcp\/cursor-secret/);
     } finally {
       await other.close();
+    }
+  });
+
+  it('a key file other users may read is not used: cursors then stay within their process, and the log says why', async () => {
+    const cursor = await cursorOf('cy');
+    chmodSync(join(stateOf('cy'), 'zoekt-mcp', 'cursor-secret'), 0o644);
+    const next = await connectStdio({ ZOEKT_URL: inject('zoektUrl'), XDG_STATE_HOME: stateOf('cy') });
+    try {
+      const err = failed(await call(next.client, 'search_code', { ...search, limit: 10, cursor }));
+      expect(err.code).toBe('INVALID_CURSOR');
+      expect(next.stderr()).toMatch(/cursor key not kept.*chmod 600/);
+    } finally {
+      await next.close();
     }
   });
 });

@@ -101,8 +101,8 @@ export class CursorSigner {
     const expected = this.mac(JSON.stringify(parsed.slice(0, 6)));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw invalid(
-        "the cursor's signature does not match: it was altered, or issued by a server with another cursor secret",
-        `${exactly} Servers that share the work (replicas behind a load balancer) need the same --cursor-secret (ZOEKT_MCP_CURSOR_SECRET); one without it signs with a secret of its own, lost when it restarts. Or drop the cursor to start from the first page.`,
+        "the cursor's signature does not match: it was altered, or, most likely, issued by another server process, with another cursor secret",
+        `${exactly} A cursor pages only on a server with the key that signed it. Servers that share the work (replicas behind a load balancer) need the same --cursor-secret (ZOEKT_MCP_CURSOR_SECRET); without one, a stdio server signs with its user's key, kept in a file (~/.local/state/zoekt-mcp/cursor-secret: another user's or another machine's server has another), and an HTTP server with a key of its own, lost when it restarts. Or drop the cursor to start from the first page.`,
       );
     }
     const [, cursorTool, hash, offset, pageSize, scopeTag] = parsed as unknown[];
