@@ -8,20 +8,23 @@
  * (stdio.ts): the SDK's stdio transport drops a request of the wrong shape unanswered.
  */
 import { isJSONRPCRequest, isSpecType, ProtocolErrorCode as ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { answerIdText, errorAnswerText, idTexts } from './jsonrpc-id.js';
 
 /** An answer to a body that is not a JSON-RPC message or batch: HTTP 400 with a JSON-RPC error. */
 export class JsonRpcBodyError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** The id of the request refused, as the body spelled it; `null` when none could be read (a batch, an unreadable id). */
+    readonly idText = 'null',
   ) {
     super(message);
     this.name = 'JsonRpcBodyError';
   }
 
-  /** The JSON-RPC error object (id null: no request of the body could be told apart). */
-  toJson(): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } {
-    return { jsonrpc: '2.0', id: null, error: { code: this.code, message: this.message } };
+  /** The JSON-RPC error answer, as JSON text (an id past 2^53 - 1 comes back digit for digit). */
+  toText(): string {
+    return errorAnswerText(this.idText, this.code, this.message);
   }
 }
 
@@ -39,8 +42,12 @@ export function parseJsonRpcText(text: string): unknown {
   }
 }
 
-/** Checks a parsed body: one JSON-RPC message, or a non-empty batch of at most `maxBatch` of them. */
-export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
+/**
+ * Checks a parsed body: one JSON-RPC message, or a non-empty batch of at most `maxBatch` of them.
+ * `text`, the body as sent, gives the refused request's id as it spelled it; a refusal of a batch
+ * is about the batch as a whole, and carries the id null.
+ */
+export function checkJsonRpcBody(body: unknown, maxBatch: number, text?: string): CheckedBody {
   const batch = Array.isArray(body);
   const items: unknown[] = batch ? body : [body];
   if (batch && items.length === 0) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, 'Invalid Request: the batch is empty; send at least one JSON-RPC message');
@@ -51,7 +58,10 @@ export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
   const ids = new Set<string | number>();
   items.forEach((item, i) => {
     const where = batch ? `message ${i} of the batch` : 'the body';
-    if (!isSpecType.JSONRPCMessage(item)) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item)})`);
+    if (!isSpecType.JSONRPCMessage(item)) {
+      const idText = answerIdText(item, text === undefined ? undefined : idTexts(text)[i]);
+      throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} is not a JSON-RPC 2.0 message (${describeShape(item, idText)})`, batch ? 'null' : idText);
+    }
     const message = item;
     if (isJSONRPCRequest(message)) {
       if (ids.has(message.id)) throw new JsonRpcBodyError(ErrorCode.InvalidRequest, `Invalid Request: ${where} reuses the id ${JSON.stringify(message.id)}; each request of a batch needs its own`);
@@ -62,8 +72,8 @@ export function checkJsonRpcBody(body: unknown, maxBatch: number): CheckedBody {
   return { messages, batch };
 }
 
-/** What is wrong with an item, in words: no echo of the value itself. */
-function describeShape(item: unknown): string {
+/** What is wrong with an item, in words: no echo of the value itself but its id (`idText`, as sent). */
+function describeShape(item: unknown, idText: string): string {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) {
     return `expected an object with "jsonrpc": "2.0", got ${item === null ? 'null' : Array.isArray(item) ? 'an array' : typeof item}`;
   }
@@ -72,7 +82,7 @@ function describeShape(item: unknown): string {
   if ('method' in o) {
     if (typeof o.method !== 'string') return '"method" must be a string';
     if ('id' in o) {
-      if (typeof o.id === 'number' && Number.isInteger(o.id) && !Number.isSafeInteger(o.id)) return `"id" ${o.id} is past 2^53 - 1, where JSON numbers stop being exact; use a smaller number or a string`;
+      if (typeof o.id === 'number' && Number.isInteger(o.id) && !Number.isSafeInteger(o.id)) return `"id" ${idText === 'null' ? o.id : idText} is past 2^53 - 1, where JSON numbers stop being exact; use a smaller number or a string`;
       if (!(typeof o.id === 'string' || (typeof o.id === 'number' && Number.isInteger(o.id)))) return '"id" must be a string or a whole number';
     }
     if ('params' in o) {

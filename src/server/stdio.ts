@@ -4,6 +4,7 @@ import { isSpecType, ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@m
 import { serveStdio as serveOnStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { serverFactory, type ServerHost, type ToolHost } from './factory.js';
 import { checkJsonRpcBody, JsonRpcBodyError } from './jsonrpc-body.js';
+import { answerIdText, errorAnswerText, idTexts } from './jsonrpc-id.js';
 
 /** What the stdio server uses of the runtime: a Runtime, or src/main.ts's stand-in that loads one for the first call. */
 export type StdioHost = ToolHost & Pick<ServerHost, 'log'>;
@@ -20,10 +21,12 @@ export function serveStdio(runtime: StdioHost, streams: { input: Readable; outpu
 }
 
 /**
- * The input, but for requests of the wrong shape (params that are not an object, a `_meta` that
- * is not one): each of those is answered here with -32600 naming what is wrong, by its id; the
- * SDK's transport would drop it and the client would wait. Every other byte goes through as it
- * came, lines that are not JSON too.
+ * The input, but for lines the SDK's transport would drop unanswered, each of which a client
+ * would wait on forever: each of those is answered here, as JSON-RPC 2.0 wants, and not passed
+ * on. A line that is not JSON gets -32700 (Parse error) with the id null; a request of the wrong
+ * shape (params that are not an object, a null id, an id past 2^53 - 1) gets -32600 naming what
+ * is wrong, by its id as the line spelled it when one could be read; a batch gets the same by
+ * each of its requests (refusal below). Every other byte goes through as it came.
  */
 function answeringMalformed(input: Readable, output: Writable): Readable {
   const decoder = new StringDecoder('utf8');
@@ -47,8 +50,8 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
         const line = partial + piece;
         partial = '';
         const answer = refusal(line);
-        if (answer) output.write(`${JSON.stringify(answer)}\n`);
-        else out += line;
+        if (answer === undefined) out += line;
+        else if (answer) output.write(`${answer}\n`);
       }
       const rest = text.slice(from);
       if (passing) out += rest;
@@ -71,27 +74,41 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
 }
 
 /**
- * The answer to a request the SDK's transport would drop (its message schema refuses it): one
- * with a method and an id to answer to, worded as the HTTP endpoints word it. A line that is not
- * JSON, or has no usable id, is left to the SDK, which answers nothing: there is no id.
+ * The answer to a line the SDK's transport would drop, as JSON text; undefined for a line to pass
+ * on, '' for one to drop with nothing to answer. Blank lines pass (the transport skips them).
+ * Over stdio a line is one message: MCP has had no JSON-RPC batches since 2025-06-18 and the SDK
+ * reads none, so the requests of a batch are refused, as an array of answers (JSON-RPC's answer
+ * to a batch), and its notifications, which need no answer, are dropped with it.
  */
-function refusal(line: string): { jsonrpc: '2.0'; id: string | number; error: { code: number; message: string } } | undefined {
+function refusal(line: string): string | undefined {
+  if (line.trim() === '') return undefined;
   let message: unknown;
   try {
     message = JSON.parse(line);
   } catch {
-    return undefined;
+    return errorAnswerText('null', ProtocolErrorCode.ParseError, 'Parse error: the line is not valid JSON; send one JSON-RPC 2.0 message per line');
   }
-  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
-  const { id, method } = message as { id?: unknown; method?: unknown };
-  if (typeof method !== 'string' || !(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
+  if (Array.isArray(message)) {
+    if (message.length === 0) return errorAnswerText('null', ProtocolErrorCode.InvalidRequest, 'Invalid Request: the batch is empty; send one JSON-RPC 2.0 message per line');
+    const ids = idTexts(line);
+    const answers = message.flatMap((item, i) =>
+      isNotification(item) ? [] : [errorAnswerText(answerIdText(item, ids[i]), ProtocolErrorCode.InvalidRequest, 'Invalid Request: over stdio this server takes one JSON-RPC message per line, not a batch; send each request on a line of its own')],
+    );
+    return answers.length ? `[${answers.join(',')}]` : '';
+  }
   if (isSpecType.JSONRPCMessage(message)) return undefined;
+  const idText = answerIdText(message, idTexts(line)[0]);
   let why = 'Invalid Request: the message is not a JSON-RPC 2.0 message';
   try {
-    checkJsonRpcBody(message, 1);
+    checkJsonRpcBody(message, 1, line);
   } catch (err) {
     if (!(err instanceof JsonRpcBodyError)) throw err;
     why = err.message.replace('the body is', 'the message is');
   }
-  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidRequest, message: why } };
+  return errorAnswerText(idText, ProtocolErrorCode.InvalidRequest, why);
+}
+
+/** A notification: a method and no id (one of the wrong shape is still one: it wants no answer). */
+function isNotification(item: unknown): boolean {
+  return item !== null && typeof item === 'object' && !Array.isArray(item) && 'method' in item && !('id' in item);
 }

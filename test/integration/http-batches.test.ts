@@ -11,33 +11,43 @@ const MAX_BATCH = 3;
 const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
 const listRepos = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_repos', arguments: { limit: 1 } } });
 
-/** Bodies of the wrong shape, each with what the error message must say. */
-const MALFORMED: [string, string, RegExp][] = [
-  ['not JSON', '{"jsonrpc":', /-32700|not valid JSON/],
-  ['a number', '42', /expected an object/],
-  ['a string', '"ping"', /expected an object/],
-  ['null', 'null', /got null/],
-  ['an empty object', '{}', /"jsonrpc": "2.0"/],
-  ['JSON-RPC 1.0', JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'ping' }), /"jsonrpc": "2.0"/],
-  ['a null id', JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }), /"id" must be a string or a whole number/],
-  ['an id past 2^53 - 1', '{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}', /"id" 9007199254740992 is past 2\^53 - 1/],
-  ['a _meta that is not an object', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: 'x' } }), /"params\._meta" must be an object/],
-  ['a fractional progress token', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: 1.5 } } }), /"params\._meta\.progressToken" must be a string or a whole number/],
-  ['a progress token that is an object', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: {} } } }), /"params\._meta\.progressToken" must be a string or a whole number/],
-  ['params that are not an object', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: 5 }), /"params" must be an object/],
-  ['a method that is not a string', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 7 }), /"method" must be a string/],
-  ['an unknown member', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', extra: 1 }), /request has "jsonrpc", "id", "method" and "params" only/],
-  ['a batch holding a number', JSON.stringify([ping(1), 5]), /message 1 of the batch/],
-  ['a nested batch', JSON.stringify([[ping(1)]]), /message 0 of the batch.*got an array/],
-  ['a batch reusing an id', JSON.stringify([ping(1), ping(2), ping(1)]), /message 2 of the batch reuses the id 1/],
-  ['an empty batch', '[]', /batch is empty/],
-  ['a batch over the limit', JSON.stringify([ping(1), ping(2), ping(3), ping(4)]), new RegExp(`4 messages .* at most ${MAX_BATCH}`)],
+/**
+ * Bodies of the wrong shape, each with what the error message must say and the id its answer must
+ * carry, as JSON text: the request's own, digit for digit, when it could be read (JSON-RPC 2.0:
+ * null only when the id could not be told, and for a refusal of a batch as a whole).
+ */
+const MALFORMED: [string, string, RegExp, string][] = [
+  ['not JSON', '{"jsonrpc":', /-32700|not valid JSON/, 'null'],
+  ['a number', '42', /expected an object/, 'null'],
+  ['a string', '"ping"', /expected an object/, 'null'],
+  ['null', 'null', /got null/, 'null'],
+  ['an empty object', '{}', /"jsonrpc": "2.0"/, 'null'],
+  ['JSON-RPC 1.0', JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'ping' }), /"jsonrpc": "2.0"/, '1'],
+  ['a null id', JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }), /"id" must be a string or a whole number/, 'null'],
+  ['a fractional id', JSON.stringify({ jsonrpc: '2.0', id: 1.5, method: 'ping' }), /"id" must be a string or a whole number/, 'null'],
+  // 9007199254740993 reads as 9007199254740992 in JSON.parse: the answer keeps the digits sent.
+  ['an id past 2^53 - 1', '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}', /"id" 9007199254740993 is past 2\^53 - 1/, '9007199254740993'],
+  ['a _meta that is not an object', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: 'x' } }), /"params\._meta" must be an object/, '1'],
+  ['a fractional progress token', JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping', params: { _meta: { progressToken: 1.5 } } }), /"params\._meta\.progressToken" must be a string or a whole number/, '"p"'],
+  ['a progress token that is an object', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { progressToken: {} } } }), /"params\._meta\.progressToken" must be a string or a whole number/, '1'],
+  ['params that are not an object', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: 5 }), /"params" must be an object/, '2'],
+  ['a method that is not a string', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 7 }), /"method" must be a string/, '1'],
+  ['an unknown member', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', extra: 1 }), /request has "jsonrpc", "id", "method" and "params" only/, '1'],
+  ['an id repeated, the last one read', '{"jsonrpc":"2.0","id":"a","method":"ping","params":5,"id":"b"}', /"params" must be an object/, '"b"'],
+  ['a response without a result', JSON.stringify({ jsonrpc: '2.0', id: 4 }), /expected a request/, 'null'],
+  ['a batch holding a number', JSON.stringify([ping(1), 5]), /message 1 of the batch/, 'null'],
+  ['a nested batch', JSON.stringify([[ping(1)]]), /message 0 of the batch.*got an array/, 'null'],
+  ['a batch reusing an id', JSON.stringify([ping(1), ping(2), ping(1)]), /message 2 of the batch reuses the id 1/, 'null'],
+  ['an empty batch', '[]', /batch is empty/, 'null'],
+  ['a batch over the limit', JSON.stringify([ping(1), ping(2), ping(3), ping(4)]), new RegExp(`4 messages .* at most ${MAX_BATCH}`), 'null'],
 ];
 
-function expectJsonRpcError(res: RawResponse, message: RegExp): void {
+function expectJsonRpcError(res: RawResponse, message: RegExp, idText: string): void {
   expect(res.status).toBe(400);
   const body = res.json();
-  expect(body).toEqual({ jsonrpc: '2.0', id: null, error: { code: expect.any(Number), message: expect.any(String) } });
+  expect(body).toEqual({ jsonrpc: '2.0', id: JSON.parse(idText), error: { code: expect.any(Number), message: expect.any(String) } });
+  // The id as sent, in the answer's own text (JSON.parse above rounds one past 2^53 - 1).
+  expect(res.text).toContain(`"id":${idText},`);
   const error = body.error as { code: number; message: string };
   expect([-32700, -32600]).toContain(error.code);
   expect(`${error.code} ${error.message}`).toMatch(message);
@@ -53,8 +63,8 @@ afterAll(() => adapter?.stop());
 describe('POST /mcp', () => {
   const post = (body: string) => raw(`${adapter.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body });
 
-  it.each(MALFORMED)('answers %s with a JSON-RPC error', async (_what, body, message) => {
-    expectJsonRpcError(await post(body), message);
+  it.each(MALFORMED)('answers %s with a JSON-RPC error', async (_what, body, message, idText) => {
+    expectJsonRpcError(await post(body), message, idText);
   });
 
   it('answers a batch of tools/call up to the limit, one answer per request', async () => {
@@ -149,10 +159,10 @@ describe('POST /messages', () => {
     const sse = await openSse(adapter.url);
     try {
       const post = (body: string) => raw(`${adapter.url}${sse.endpoint}`, { method: 'POST', headers: MCP_HEADERS, body });
-      for (const [what, body, message] of MALFORMED) {
+      for (const [what, body, message, idText] of MALFORMED) {
         const res = await post(body);
         expect(res.status, what).toBe(400);
-        expectJsonRpcError(res, message);
+        expectJsonRpcError(res, message, idText);
       }
       expect((await post(JSON.stringify([ping('a'), ping('b')]))).status).toBe(202);
       // The answers arrive on the stream (the wait is bounded by the test's timeout).

@@ -50,6 +50,8 @@ const OPENINGS: [string, (Message | string)[]][] = [
 /** The openings also sent byte by byte and with CRLF ends. */
 const SPLIT = new Set([OPENINGS[0]![0], 'a client name beyond ASCII', 'tools/list before initialized', 'a line that is not JSON']);
 
+const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not valid JSON/) } };
+
 const lineOf = (m: Message | string) => (typeof m === 'string' ? m : JSON.stringify(m));
 
 /** What the SDK's stdio server writes for `lines`, over the server factory with the built tool list. */
@@ -75,15 +77,20 @@ async function sdkAnswers(lines: string[], expected: number): Promise<Message[]>
 
 /** What the built server writes for `lines`, sent as `how`; stdin stays open until `expected` lines came. */
 async function builtAnswers(lines: string[], expected: number, how: 'whole' | 'bytes' | 'crlf'): Promise<Message[]> {
+  return (await builtLines(lines, expected, how)).map((l) => JSON.parse(l) as Message);
+}
+
+/** The lines the built server writes, as text (an id past 2^53 - 1 survives only there). */
+async function builtLines(lines: string[], expected: number, how: 'whole' | 'bytes' | 'crlf'): Promise<string[]> {
   const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'ignore'] });
-  const out: Message[] = [];
+  const out: string[] = [];
   let text = '';
   const done = new Promise<void>((resolve) => {
     child.stdout.on('data', (d: Buffer) => {
       text += d.toString();
       const parts = text.split('\n');
       text = parts.pop()!;
-      for (const p of parts) out.push(JSON.parse(p) as Message);
+      out.push(...parts);
       if (out.length >= expected) resolve();
     });
   });
@@ -108,9 +115,13 @@ describe('the first answers over stdio equal the SDK stdio server\'s', { timeout
     const expected = messages.filter((m) => typeof m !== 'string' && 'id' in m).length;
     const reference = await sdkAnswers(lines, expected);
     expect(reference.length, 'the SDK answers every request').toBe(expected);
+    // The SDK drops a line that is not JSON; the built server answers it, in its place, with
+    // JSON-RPC's Parse error (id null: none could be read), and nothing else changes.
+    let next = 0;
+    const answers = messages.flatMap((m) => (typeof m === 'string' ? [PARSE_ERROR] : 'id' in m ? [reference[next++]!] : []));
     // Byte by byte and with CRLF ends where the prelude answers, or hands over halfway.
     const hows = SPLIT.has(name) ? (['whole', 'bytes', 'crlf'] as const) : (['whole'] as const);
-    for (const how of hows) expect(await builtAnswers(lines, expected, how), how).toEqual(reference);
+    for (const how of hows) expect(await builtAnswers(lines, answers.length, how), how).toEqual(answers);
   });
 
   it('a client that stops reading does not crash the server, which ends when its stdin closes', async () => {
@@ -164,6 +175,38 @@ describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
     }
     expect(out.find((m) => m.id === 1)).toHaveProperty('result.serverInfo.name', 'zoekt-mcp');
     expect(out.find((m) => m.id === 11)).toHaveProperty('result', {});
+  });
+
+  it('a line that is not JSON, a null id, an id past 2^53 - 1 and a batch each get JSON-RPC\'s answer, by the id as sent', async () => {
+    // Ids and codes as JSON-RPC 2.0 gives them (section 5.1): -32700 with id null for text that
+    // is not JSON (a notification's too: nothing tells it apart), -32600 with the request's id
+    // when it could be read, null otherwise; an array of answers for a batch. A blank line is no message.
+    const big = '9007199254740993';
+    const cases: [string, string, string | undefined][] = [
+      ['not JSON', 'not json', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
+      ['a notification cut short', '{"jsonrpc":"2.0","method":"notifications/initialized"', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
+      ['a blank line', '  ', undefined],
+      ['a null id', '{"jsonrpc":"2.0","id":null,"method":"tools/list"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'],
+      ['an id past 2^53 - 1', `{"jsonrpc":"2.0","id":${big},"method":"tools/list"}`, `{"jsonrpc":"2.0","id":${big},"error":{"code":-32600,`],
+      ['a string id and params that are a number', '{"jsonrpc":"2.0","id":"s","method":"tools/list","params":1}', '{"jsonrpc":"2.0","id":"s","error":{"code":-32600,'],
+      ['a number', '42', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'],
+      ['an empty batch', '[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'],
+      ['a batch', `[{"jsonrpc":"2.0","id":${big},"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},5]`, `[{"jsonrpc":"2.0","id":${big},"error":{"code":-32600,`],
+    ];
+    const lines = [lineOf(init('2025-06-18')), lineOf(initialized), ...cases.map(([, line]) => line), lineOf(ping(11))];
+    const answered = cases.filter(([, , answer]) => answer !== undefined);
+    const out = await builtLines(lines, answered.length + 2, 'whole');
+    const errors = out.filter((l) => l.includes('"error"'));
+    expect(errors).toHaveLength(answered.length);
+    // Refusals are written in the order of their lines.
+    answered.forEach(([what, , start], i) => expect(errors[i]?.startsWith(start!), `${what}: ${errors[i]}`).toBe(true));
+    const bigAnswer = JSON.parse(errors[answered.findIndex(([what]) => what === 'an id past 2^53 - 1')]!) as { error: { message: string } };
+    expect(bigAnswer.error.message).toMatch(new RegExp(`"id" ${big} is past 2\\^53 - 1`));
+    const batch = JSON.parse(errors[errors.length - 1]!) as { id: unknown }[];
+    expect(batch.map((a) => a.id)).toEqual([Number(big), null]);
+    expect(errors[errors.length - 1]).toMatch(/one JSON-RPC message per line/);
+    // The server still answers what follows.
+    expect(out.map((l) => JSON.parse(l) as Message).find((m) => m.id === 11)).toHaveProperty('result', {});
   });
 
   it('a line past the SDK\'s cap on a message (10 MiB), with no end, still closes the connection', async () => {

@@ -24,12 +24,17 @@ export class HttpError extends Error {
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** A JSON answer already serialized (one whose ids JSON.stringify could not write exactly). */
+export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Record<string, string> = {}): void {
   if (res.destroyed) return;
   if (res.headersSent) {
     res.end();
     return;
   }
-  const text = `${JSON.stringify(body)}\n`;
+  const text = `${json}\n`;
   res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-store' });
   res.end(text);
 }

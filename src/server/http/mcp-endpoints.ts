@@ -25,7 +25,10 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 
 export function mcpRoutes(runtime: ToolHost, factory: ServerFactory, sse: SseSessions, config: Pick<HttpConfig, 'maxBatch'>, log: Logger): [string, Route][] {
   /** The body of an MCP POST: one JSON-RPC message or a bounded batch, or a JSON-RPC error. */
-  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody> => checkJsonRpcBody(parseJsonRpcText(await readBody(req)), config.maxBatch);
+  const readJsonRpc = async (req: IncomingMessage): Promise<CheckedBody> => {
+    const text = await readBody(req);
+    return checkJsonRpcBody(parseJsonRpcText(text), config.maxBatch, text);
+  };
   const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject', onerror: (err) => log.debug('mcp request refused', { reason: err.message }) }));
   const legacy = legacyPostHandler(runtime);
   const tools = new Set(runtime.catalog.list.tools.map((t) => t.name));

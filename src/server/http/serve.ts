@@ -12,7 +12,7 @@ import { bearerChecker } from './auth.js';
 import { admit } from './checks.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { drainer, listen } from './drain.js';
-import { HttpError, sendError, sendJson } from './io.js';
+import { HttpError, sendError, sendJson, sendJsonText } from './io.js';
 import { JsonRpcBodyError } from '../jsonrpc-body.js';
 import { mcpRoutes } from './mcp-endpoints.js';
 import { probeRoutes } from './probes.js';
@@ -88,7 +88,7 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
         return;
       }
       if (err instanceof JsonRpcBodyError) {
-        sendJson(res, 400, err.toJson());
+        sendJsonText(res, 400, err.toText());
         return;
       }
       log.error('http handler failed', { id, path: url.pathname, error: err instanceof Error ? err.message : String(err) });
