@@ -127,6 +127,8 @@ describe('a set-up machine', () => {
   it('a supervisor killed outright is replaced at once; the new one adopts its Zoekt and clients keep working', async () => {
     const c = await spawnServe({ data, repos: repo });
     try {
+      // A first answer: the server serves MCP at once, and its first call waits for the lease.
+      expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
       const first = await supervisorStatus(data);
       const zoektPid = Number(readFileSync(join(data, 'zoekt-webserver.pid'), 'utf8'));
       // Its Zoekt serving first: the supervisor names the URL while Zoekt still loads, and one
