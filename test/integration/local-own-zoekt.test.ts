@@ -134,6 +134,15 @@ describe('a port the user chose (ZOEKT_PORT) that another program holds', () => 
   }, 180_000);
 });
 
+describe('--zoekt-url', () => {
+  it('is refused by the local serve command, which answers only from the Zoekt it runs', () => {
+    const r = spawnSync('bash', [SERVE, '--zoekt-url', foreign.url], { env: serveEnv({ data: join(work, 'data-url') }), input: '', encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--zoekt-url is not an option of the local serve command: it answers only from the Zoekt it runs over its own index/);
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('a --repo that names no folder', () => {
   it('a spawned client is told on every answer, naming the path: no such folder, or a file', async () => {
     const file = join(work, 'a-file.txt');
