@@ -56,3 +56,27 @@ it('takes a function without a body (written in assembly) as ended at its line',
   const src = ['package p', 'func asm(x int) int', 'var table = T{1, 2}', 'func after() {}'].join('\n');
   expect(bodies(src)).toEqual(['4:func after()']);
 });
+
+it('keeps a body that binds a function literal to a name, at any depth of it; a literal only called or passed does not', () => {
+  const src = [
+    'package p', // 1
+    'func a() {', // 2
+    '	if ok {',
+    '		f := func() {}',
+    '		f()',
+    '	}',
+    '}',
+    'func b() {', // 8
+    '	var cb =',
+    '		func() {}',
+    '}',
+    'func c() {', // 12
+    '	go func() {}()',
+    '	sort.Slice(x, func(i, j int) bool { return x[i] < x[j] })',
+    '	t := T{Handler: func() {}}',
+    '	if x == y {}',
+    '}',
+    'func d() { s := "= func" }', // 18
+  ].join('\n');
+  expect(bodies(src)).toEqual(['12:func c()', '18:func d()']);
+});

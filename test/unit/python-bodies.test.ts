@@ -46,6 +46,22 @@ it('keeps a body that defines a function, a class or a decorated one, and emptie
   );
 });
 
+it('keeps a body that binds a lambda to a name; a lambda passed or put in a container or an attribute does not', () => {
+  const src = lines(
+    'def binds():', // 1
+    '    if ok:', // 2
+    '        key: Callable = (lambda item: item.name)', // 3
+    '    return key', // 4
+    'def chained():', // 5
+    '    a = b = lambda: 0', // 6
+    'def passes():', // 7
+    '    items.sort(key=lambda item: item.name)', // 8
+    '    table = {"a": lambda: 0}', // 9
+    '    self.hook = lambda: 0', // 10
+  );
+  expect(pythonSkeleton(src)).toBe(lines('def binds():', '    if ok:', '        key: Callable = (lambda item: item.name)', '    return key', 'def chained():', '    a = b = lambda: 0', 'def passes():', '    0', '', ''));
+});
+
 it('reads strings, brackets and continuations as Python does: "def" inside them defines nothing, and a string at column 0 does not end a body', () => {
   const src = lines(
     'def f():', // 1
