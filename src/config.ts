@@ -34,6 +34,8 @@ export interface HttpConfig {
   maxSseSessions: number;
   /** Messages in one JSON-RPC batch; a larger batch is refused whole with -32600. */
   maxBatch: number;
+  /** What a connection may hold written but not taken by its client, in MiB; past it, a client that takes nothing is cut off. */
+  writeBudgetMb: number;
 }
 
 export interface Config {
@@ -94,6 +96,9 @@ export const HTTP_DEFAULTS = {
   maxSseSessions: 256,
   // A batch is for a client sending a few calls at once, not a way past admission control.
   maxBatch: 20,
+  // A few pages of the largest answer a call may ask for (1,000,000 characters): a client that
+  // reads, however slowly, takes some of it; one that does not holds no more than this.
+  writeBudgetMb: 8,
 } as const;
 
 /** What max_output_chars, of the server or of a call, may be. */
@@ -401,6 +406,17 @@ export const OPTIONS: readonly OptionSpec[] = [
     description: 'messages in one JSON-RPC batch on /mcp or /messages; a larger batch, or an empty one, gets a JSON-RPC -32600 error',
     group: 'http',
     field: 'maxBatch',
+  },
+  {
+    name: 'write-budget-mb',
+    value: 'N',
+    env: 'ZOEKT_MCP_WRITE_BUDGET_MB',
+    default: HTTP_DEFAULTS.writeBudgetMb,
+    min: 1,
+    max: 1024,
+    description: 'what one connection may hold in MiB, answered but not yet taken by its client (a client that does not read); a connection past it whose client takes nothing for 2 s is closed (reason write_budget in /metrics), so its answers are freed',
+    group: 'http',
+    field: 'writeBudgetMb',
   },
 ];
 

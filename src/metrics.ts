@@ -61,6 +61,7 @@ export class Metrics {
   private calls = 0;
   private connectionSource: (() => Record<ConnectionState, number>) | undefined;
   private cacheSource: (() => CacheFigures) | undefined;
+  private unsentSource: (() => number) | undefined;
   private readonly shedCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
   private enabling: Promise<Registry> | undefined;
@@ -110,6 +111,11 @@ export class Metrics {
   connectionShed(reason: string): void {
     this.shedCounts.set(reason, (this.shedCounts.get(reason) ?? 0) + 1);
     this.prom?.shed.inc({ reason });
+  }
+
+  /** The bytes HTTP connections hold written but not taken by their clients, read when /metrics asks. */
+  watchUnsent(source: () => number): void {
+    this.unsentSource = source;
   }
 
   /** Connections by state and what was shed, when serving HTTP. */
@@ -176,6 +182,16 @@ export class Metrics {
         collect() {
           const now = source();
           if (now) for (const [state, n] of Object.entries(now)) this.set({ state }, n);
+        },
+      });
+      const unsent = () => this.unsentSource?.();
+      new Gauge({
+        name: 'zoekt_mcp_http_unsent_bytes',
+        help: 'Bytes of answers written to HTTP connections and not yet taken by their clients; a connection past --write-budget-mb whose client takes nothing is closed.',
+        registers: [registry],
+        collect() {
+          const now = unsent();
+          if (now !== undefined) this.set(now);
         },
       });
       const cache = () => this.cacheSource?.();

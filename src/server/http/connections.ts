@@ -15,6 +15,12 @@
  *   connection is closed, then the oldest unfinished one past its grace; only when there is
  *   neither (every connection active, or just opened) is the newcomer answered 503 with Retry-After.
  *
+ * - `--write-budget-mb` bounds what a connection holds for a client that does not read its
+ *   answers: bytes written but not yet taken by the kernel (the socket's `writableLength`, which
+ *   grows with every answer the client leaves unread). Past the budget a connection whose client
+ *   has taken nothing for WRITE_STALL_MS is closed, and what it held is freed; a client that
+ *   reads, however slowly, keeps its connection.
+ *
  * Probes are always answered: an orchestrator that sees a live process fail its liveness probe
  * restarts it, which sheds every call in flight.
  */
@@ -38,8 +44,16 @@ const REFUSAL_HEADROOM = 64;
 export const UNFINISHED_GRACE_MS = 1_000;
 /** Seconds a refused client is told to wait (Retry-After). */
 export const RETRY_AFTER_S = 1;
+/**
+ * How long a connection past its write budget may take nothing before it is closed. A client
+ * that reads takes some bytes as soon as the kernel has room: this is not how fast it must read,
+ * only that it reads at all.
+ */
+export const WRITE_STALL_MS = 2_000;
+/** How often the write budgets are checked. */
+const WRITE_CHECK_MS = 500;
 
-type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxUnfinished' | 'maxUnfinishedPerPeer'>;
+type Limits = Pick<HttpConfig, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnections' | 'maxUnfinished' | 'maxUnfinishedPerPeer' | 'writeBudgetMb'>;
 
 /** The options node:http takes at creation for these limits. */
 export function serverTimeouts(limits: Limits): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
@@ -66,10 +80,33 @@ interface Conn {
   res?: ServerResponse;
   /** Accepted past the cap with no connection to close instead: its requests get 503. */
   over: boolean;
+  /** Since when it holds more than its write budget, and the bytes its client had taken then. */
+  overBudget?: { since: number; taken: number };
+  /** Answers not yet handed to the socket: those of requests sent one after another without waiting (pipelined) wait their turn. */
+  pending: Set<ServerResponse>;
+}
+
+/**
+ * What a connection holds for its client: bytes its socket has not handed to the kernel, and the
+ * answers queued behind the one being written (a response's writableLength counts its socket's
+ * buffer once it has the socket, its own queued bytes before).
+ */
+function heldBy(c: Conn): number {
+  let held = c.socket.writableLength;
+  for (const res of c.pending) if (res.socket !== c.socket) held += res.writableLength;
+  return held;
 }
 
 /** Why a connection was closed or a request refused by this layer: the label of the refusal metric. */
-export type ShedReason = 'unfinished_budget' | 'unfinished_per_peer' | 'connection_cap_idle' | 'connection_cap_unfinished' | 'too_many_connections' | 'request_timeout' | 'bad_request';
+export type ShedReason =
+  | 'unfinished_budget'
+  | 'unfinished_per_peer'
+  | 'connection_cap_idle'
+  | 'connection_cap_unfinished'
+  | 'too_many_connections'
+  | 'request_timeout'
+  | 'bad_request'
+  | 'write_budget';
 
 export interface ConnectionLimiter {
   /** Called first for every request: notes it, and throws 503 on a connection accepted past the cap. */
@@ -149,7 +186,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   server.maxConnections = limits.maxConnections + REFUSAL_HEADROOM;
   server.on('connection', (socket: Socket) => {
     const now = Date.now();
-    const c: Conn = { socket, peer: socket.remoteAddress ?? 'unknown', state: 'unfinished', since: now, over: false };
+    const c: Conn = { socket, peer: socket.remoteAddress ?? 'unknown', state: 'unfinished', since: now, over: false, pending: new Set() };
     conns.set(socket, c);
     move(c, 'unfinished');
     socket.once('close', () => forget(c));
@@ -203,6 +240,36 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     }
   });
 
+  /** Closes each connection past its write budget whose client has taken nothing for WRITE_STALL_MS. */
+  const budget = limits.writeBudgetMb * 1024 * 1024;
+  const checkWrites = () => {
+    const now = Date.now();
+    for (const c of [...conns.values()]) {
+      const held = heldBy(c);
+      if (held <= budget) {
+        c.overBudget = undefined;
+        continue;
+      }
+      // bytesWritten counts what is still buffered too: the rest went to the kernel.
+      const taken = c.socket.bytesWritten - held;
+      if (!c.overBudget || taken > c.overBudget.taken) {
+        c.overBudget = { since: now, taken };
+        continue;
+      }
+      if (now - c.overBudget.since < WRITE_STALL_MS) continue;
+      forget(c);
+      shed('write_budget', { peer: c.peer, held_bytes: held, stalled_ms: now - c.overBudget.since });
+      c.socket.destroy();
+    }
+  };
+  const writes = setInterval(checkWrites, WRITE_CHECK_MS).unref();
+  server.once('close', () => clearInterval(writes));
+
+  metrics.watchUnsent(() => {
+    let held = 0;
+    for (const c of conns.values()) held += heldBy(c);
+    return held;
+  });
   metrics.watchConnections(() => {
     for (const c of [...inState.unfinished.values()]) settle(c);
     return { unfinished: inState.unfinished.size, active: inState.active.size, idle: inState.idle.size };
@@ -214,6 +281,10 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
       if (c) {
         c.req = req;
         c.res = res;
+        c.pending.add(res);
+        const done = () => c.pending.delete(res);
+        res.once('finish', done);
+        res.once('close', done);
         // A kept-alive connection starting its next request: unfinished again until it has arrived.
         if (c.state !== 'unfinished') move(c, 'unfinished');
         // node marks a request without a body complete only after this event: it has arrived whole.
