@@ -206,3 +206,53 @@ describe('many agents at once', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('a burst of clients from one address, each slow to send its request', { timeout: 60_000 }, () => {
+  /** Opens a connection, sends a whole ping `lateMs` after it opened, and resolves with the status line the server answered. */
+  const late = (port: number, lateMs: number) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (received += d));
+      socket.on('error', () => undefined);
+      socket.once('close', () => resolve(received.split('\r\n')[0] ?? ''));
+      socket.once('connect', () => {
+        setTimeout(() => {
+          const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+          const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n`;
+          if (socket.writable) socket.write(head + body);
+        }, lateMs);
+      });
+    });
+
+  it("none is closed for the address's budget while the address's requests keep arriving whole", async () => {
+    // An address budget of 4 unfinished connections; a new connection every 150 ms, each sending
+    // its request 1,500 ms after it opened (past its 1 s grace): about ten are unfinished at any
+    // time. Beside them a client of the same address completes a ping every 200 ms, as the first
+    // clients of a burst do while the later ones wait their turn on a busy machine.
+    const burst = await startAdapter({ zoektUrl: inject('zoektUrl'), args: ['--max-unfinished-per-peer', '4'] });
+    let pinging = true;
+    try {
+      const port = Number(new URL(burst.url).port);
+      const pinger = (async () => {
+        const answers: number[] = [];
+        while (pinging) {
+          const res = await raw(`${burst.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+          answers.push(res.status);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        return answers;
+      })();
+      const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => new Promise((r) => setTimeout(r, i * 150)).then(() => late(port, 1500))));
+      pinging = false;
+      expect((await pinger).every((s) => s === 200)).toBe(true);
+      expect(outcomes.filter((o) => !o.startsWith('HTTP/1.1 200')), outcomes.join('\n')).toEqual([]);
+      const metrics = (await raw(`${burst.url}/metrics`)).text;
+      expect(metrics).not.toMatch(/zoekt_mcp_http_connections_shed_total\{reason="unfinished_per_peer"\} [1-9]/);
+    } finally {
+      pinging = false;
+      await burst.stop();
+    }
+  });
+});

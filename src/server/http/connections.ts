@@ -10,7 +10,9 @@
  *   `limit_conn` does per address, but the way Envoy's overload manager sheds: past a budget the
  *   oldest unfinished connection is closed to make room, never the newcomer refused. A connection
  *   is only closed that way once it has had UNFINISHED_GRACE_MS to send its request, so a burst
- *   of new connections cannot push out a client that sends its request at once.
+ *   of new connections cannot push out a client that sends its request at once; and not for its
+ *   peer's budget while that peer's other requests keep arriving whole (a burst of clients from
+ *   one address, slow to send because the machine is busy: their grace grows with the load).
  * - `--max-connections` bounds open sockets (file descriptors): past it the oldest idle
  *   connection is closed, then the oldest unfinished one past its grace; only when there is
  *   neither (every connection active, or just opened) is the newcomer answered 503 with Retry-After.
@@ -130,6 +132,9 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   // Each in the order its connections entered the state: the first is the oldest.
   const inState: Record<ConnectionState, Map<Socket, Conn>> = { unfinished: new Map(), active: new Map(), idle: new Map() };
   const unfinishedOf = new Map<string, Map<Socket, Conn>>();
+  /** When a request of each peer last arrived whole: a peer whose requests arrive is a burst of clients, not a stall. */
+  const completedAt = new Map<string, number>();
+  const progressing = (peer: string, now: number) => now - (completedAt.get(peer) ?? -Infinity) < UNFINISHED_GRACE_MS;
   const warned = new Set<ShedReason>();
 
   /** Takes `c` out of the tables of its state (a peer with no unfinished connection left is dropped). */
@@ -140,6 +145,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     if (of?.size === 0) unfinishedOf.delete(c.peer);
   };
   const move = (c: Conn, state: ConnectionState) => {
+    if (c.state === 'unfinished' && state === 'active') completedAt.set(c.peer, Date.now());
     leave(c);
     c.state = state;
     c.since = Date.now();
@@ -192,7 +198,11 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     socket.once('close', () => forget(c));
 
     const peer = unfinishedOf.get(c.peer)!;
-    if (peer.size > limits.maxUnfinishedPerPeer) {
+    // A peer whose other connections are completing requests is many clients starting at once
+    // on a busy machine (each sends its request when it gets to it), not connections held open:
+    // none of them is closed for the peer's budget while they progress. The global budget, the
+    // timeouts and the connection cap still bound them.
+    if (peer.size > limits.maxUnfinishedPerPeer && !progressing(c.peer, now)) {
       const victim = oldestUnfinished(peer, now, UNFINISHED_GRACE_MS);
       if (victim) closeUnfinished(victim, 'unfinished_per_peer', `this connection had not sent a whole request after ${now - victim.since} ms while its address held ${limits.maxUnfinishedPerPeer} such connections (--max-unfinished-per-peer); send the request as soon as the connection opens`);
     }
@@ -244,6 +254,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   const budget = limits.writeBudgetMb * 1024 * 1024;
   const checkWrites = () => {
     const now = Date.now();
+    for (const [peer, at] of completedAt) if (now - at >= UNFINISHED_GRACE_MS) completedAt.delete(peer);
     for (const c of [...conns.values()]) {
       const held = heldBy(c);
       if (held <= budget) {
