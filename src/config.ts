@@ -54,7 +54,7 @@ export interface Config {
   maxQueue: number;
   /** The text an answer may have, in characters, unless a call asks for another bound (max_output_chars). */
   maxOutputChars: number;
-  /** The key pagination cursors are signed with; absent means a random one per process. */
+  /** The key pagination cursors are signed with; absent: the user's kept key over stdio (main.ts), a random one per process over HTTP. */
   cursorSecret?: string;
   /** Present when serving over HTTP; stdio otherwise. */
   http?: HttpConfig;
@@ -189,7 +189,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'cursor-secret',
     value: 'SECRET',
     env: 'ZOEKT_MCP_CURSOR_SECRET',
-    default: { text: 'random per process' },
+    default: { text: "over stdio the user's, kept in ~/.local/state/zoekt-mcp/cursor-secret ($XDG_STATE_HOME); over HTTP random per process" },
     description: `key that signs pagination cursors (HMAC-SHA256), ${MIN_SECRET_LENGTH}+ printable characters; give every replica the same one so any of them resumes another's cursors, and keep it across restarts. Prefer the variable: flags show in ps`,
     group: 'general',
     field: 'cursorSecret',
