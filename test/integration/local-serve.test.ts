@@ -134,8 +134,14 @@ describe('a set-up machine', () => {
       // Its Zoekt serving first: the supervisor names the URL while Zoekt still loads, and one
       // killed before it answers leaves a Zoekt the next supervisor does not adopt but replaces.
       await waitFor('Zoekt answering', async () => (await fetch(`${first!.zoekt_url}/healthz`).catch(() => undefined))?.ok);
+      const joined = () => readFileSync(join(data, 'supervisor.log'), 'utf8').split('a client joined with').length;
+      const joinedBefore = joined();
       process.kill(first!.pid, 'SIGKILL');
       expect((await search(c, 'fn start')).results.length).toBeGreaterThan(0);
+      // The client's lease on the new supervisor first: a status read through a lease of the
+      // test's own, dropped at once, would otherwise be its only client, and with no linger it
+      // would stop when that lease is dropped.
+      await waitFor("the client's lease on a new supervisor", async () => joined() > joinedBefore);
       const next = await waitFor('a new supervisor', async () => {
         const st = await supervisorStatus(data);
         return st && st.pid !== first!.pid ? st : undefined;
