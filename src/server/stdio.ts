@@ -78,7 +78,7 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
  * on, '' for one to drop with nothing to answer. Blank lines pass (the transport skips them).
  * Over stdio a line is one message: MCP has had no JSON-RPC batches since 2025-06-18 and the SDK
  * reads none, so the requests of a batch are refused, as an array of answers (JSON-RPC's answer
- * to a batch), and its notifications, which need no answer, are dropped with it.
+ * to a batch), and its notifications and responses, which want none, are dropped with it.
  */
 function refusal(line: string): string | undefined {
   if (line.trim() === '') return undefined;
@@ -92,7 +92,7 @@ function refusal(line: string): string | undefined {
     if (message.length === 0) return errorAnswerText('null', ProtocolErrorCode.InvalidRequest, 'Invalid Request: the batch is empty; send one JSON-RPC 2.0 message per line');
     const ids = idTexts(line);
     const answers = message.flatMap((item, i) =>
-      isNotification(item) ? [] : [errorAnswerText(answerIdText(item, ids[i]), ProtocolErrorCode.InvalidRequest, 'Invalid Request: over stdio this server takes one JSON-RPC message per line, not a batch; send each request on a line of its own')],
+      wantsNoAnswer(item) ? [] : [errorAnswerText(answerIdText(item, ids[i]), ProtocolErrorCode.InvalidRequest, 'Invalid Request: over stdio this server takes one JSON-RPC message per line, not a batch; send each request on a line of its own')],
     );
     return answers.length ? `[${answers.join(',')}]` : '';
   }
@@ -108,7 +108,8 @@ function refusal(line: string): string | undefined {
   return errorAnswerText(idText, ProtocolErrorCode.InvalidRequest, why);
 }
 
-/** A notification: a method and no id (one of the wrong shape is still one: it wants no answer). */
-function isNotification(item: unknown): boolean {
-  return item !== null && typeof item === 'object' && !Array.isArray(item) && 'method' in item && !('id' in item);
+/** A notification (a method and no id) or a response (a result or an error, no method): neither wants an answer, of the wrong shape or not. */
+function wantsNoAnswer(item: unknown): boolean {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+  return 'method' in item ? !('id' in item) : 'result' in item || 'error' in item;
 }

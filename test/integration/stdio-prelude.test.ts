@@ -191,7 +191,8 @@ describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
       ['a string id and params that are a number', '{"jsonrpc":"2.0","id":"s","method":"tools/list","params":1}', '{"jsonrpc":"2.0","id":"s","error":{"code":-32600,'],
       ['a number', '42', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'],
       ['an empty batch', '[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,'],
-      ['a batch', `[{"jsonrpc":"2.0","id":${big},"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},5]`, `[{"jsonrpc":"2.0","id":${big},"error":{"code":-32600,`],
+      // A notification and a response want no answer; 5 is no message: -32600 with id null.
+      ['a batch', `[{"jsonrpc":"2.0","id":${big},"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"result":{}},5]`, `[{"jsonrpc":"2.0","id":${big},"error":{"code":-32600,`],
     ];
     const lines = [lineOf(init('2025-06-18')), lineOf(initialized), ...cases.map(([, line]) => line), lineOf(ping(11))];
     const answered = cases.filter(([, , answer]) => answer !== undefined);
