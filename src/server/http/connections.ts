@@ -254,6 +254,7 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   const budget = limits.writeBudgetMb * 1024 * 1024;
   const checkWrites = () => {
     const now = Date.now();
+    // The same sweep forgets the peers whose last whole request is past the grace.
     for (const [peer, at] of completedAt) if (now - at >= UNFINISHED_GRACE_MS) completedAt.delete(peer);
     for (const c of [...conns.values()]) {
       const held = heldBy(c);
@@ -261,8 +262,8 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
         c.overBudget = undefined;
         continue;
       }
-      // bytesWritten counts what is still buffered too: the rest went to the kernel.
-      const taken = c.socket.bytesWritten - held;
+      // bytesWritten counts what the socket still buffers too: the rest went to the kernel.
+      const taken = c.socket.bytesWritten - c.socket.writableLength;
       if (!c.overBudget || taken > c.overBudget.taken) {
         c.overBudget = { since: now, taken };
         continue;
