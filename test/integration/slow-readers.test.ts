@@ -47,13 +47,13 @@ async function figures(): Promise<{ shed: number; unsent: number; inFlight: numb
 }
 
 /** A connection that sends `count` requests at once and reads nothing until told to. */
-function nonReader(port: number, count: number): { socket: Socket; received: () => number; ended: () => Promise<void> } {
+function nonReader(port: number, count: number, body = BATCH): { socket: Socket; received: () => number; ended: () => Promise<void> } {
   const socket = connect(port, '127.0.0.1');
   let received = 0;
   socket.on('error', () => undefined);
   socket.once('connect', () => {
     socket.pause();
-    const request = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(BATCH)}\r\n\r\n${BATCH}`;
+    const request = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     socket.write(request.repeat(count));
   });
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -117,5 +117,30 @@ describe('clients that do not read their answers', { timeout: 180_000 }, () => {
     console.log(`slow readers: RSS ${before.rss} MiB before, ${peakRss} MiB at most, ${rssMiB()} MiB after; ${peakUnsent} bytes held at most`);
     // The server still serves a reader.
     expect((await raw(`${adapter.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: BATCH })).status).toBe(200);
+  });
+
+  it('that go on their own leave nothing behind: the answers queued behind their unread ones end with them', async () => {
+    // Sixteen readers, each sending 8 batches of 10 pages back to back, gone after a few seconds
+    // with answers written to them and others queued (node reads one request past the answer a
+    // client has not taken). The shutdown counts the responses still in flight: an answer queued
+    // for a reader that went, never given its socket, had no end and stayed counted (and held,
+    // with its answer) for the life of the process.
+    const own = await startAdapter({ zoektUrl: inject('goZoektUrl'), env: { ZOEKT_MCP_TIMEOUT_MS: '30000' } });
+    try {
+      const port = Number(new URL(own.url).port);
+      const metricsOf = async () => (await raw(`${own.url}/metrics`)).text;
+      const batch = JSON.parse(BATCH) as unknown[];
+      const readers = Array.from({ length: 16 }, () => nonReader(port, 8, JSON.stringify(batch.slice(0, 10))));
+      await new Promise((r) => setTimeout(r, 6000));
+      for (const r of readers) r.socket.destroy();
+      const inFlight = async () => Number(/^zoekt_mcp_tool_calls_in_flight (\d+)/m.exec(await metricsOf())?.[1] ?? 0);
+      await waitFor('no call left in flight once they went', async () => (await inFlight()) === 0, 90_000);
+      await own.stop();
+      const stopping = own.logs().find((l) => l.msg === 'shutting down: no new connections, waiting for in-flight calls');
+      expect(stopping).toMatchObject({ in_flight: 0, calls_in_flight: 0 });
+      expect(own.logs().filter((l) => l.msg === 'shutdown timeout reached: abandoning in-flight calls')).toEqual([]);
+    } finally {
+      await own.stop();
+    }
   });
 });

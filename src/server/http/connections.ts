@@ -195,7 +195,19 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     const c: Conn = { socket, peer: socket.remoteAddress ?? 'unknown', state: 'unfinished', since: now, over: false, pending: new Set() };
     conns.set(socket, c);
     move(c, 'unfinished');
-    socket.once('close', () => forget(c));
+    socket.once('close', () => {
+      forget(c);
+      // An answer queued behind one its client never took (it sent its requests one after
+      // another) never gets the socket, and node gives it no 'close' when the socket goes: its
+      // call would run on for nobody, and whoever waits for its end (the shutdown's count of
+      // responses in flight, which holds the answer) would hold it for good. It ends here, as
+      // the one being written does.
+      for (const res of c.pending) {
+        if (res.socket) continue;
+        res.destroy();
+        res.emit('close');
+      }
+    });
 
     const peer = unfinishedOf.get(c.peer)!;
     // A peer whose other connections are completing requests is many clients starting at once
