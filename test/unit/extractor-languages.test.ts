@@ -48,7 +48,7 @@ describe('Python', () => {
     ]);
   });
 
-  it('functions and classes in functions, the methods and fields of classes declared in test functions', async () => {
+  it('functions and classes in functions, the methods and fields of classes declared in test functions, a lambda bound to a name', async () => {
     const src = [
       'def outer(x, *args, **kwargs):', // 1
       '    local = 1', // 2
@@ -77,12 +77,13 @@ describe('Python', () => {
       '10 Index Class TestApp.test_views',
       '11 methods Field TestApp.test_views.Index',
       '12 dispatch_request Method TestApp.test_views.Index',
+      '15 handler Function TestApp.test_views',
     ]);
   });
 });
 
 describe('Go', () => {
-  it('top-level definitions only: a function body holds locals (function literals too)', async () => {
+  it('a function body holds locals, but a function literal bound to a name is a function', async () => {
     const src = [
       'package server', // 1
       'import "io"', // 2
@@ -112,7 +113,7 @@ describe('Go', () => {
       '3 A Constant -',
       '3 B Constant -',
       '5 defaultPort Variable -',
-      '6 handler Variable -',
+      '6 handler Function -',
       '8 Server Struct -',
       '10 Name Field Server',
       '10 Addr Field Server',
@@ -121,6 +122,7 @@ describe('Go', () => {
       '13 Serve Method Handler',
       '14 ID TypeAlias -',
       '15 Start Method Server',
+      '16 cb Function Server.Start',
       '20 New Function -',
       '21 Len Method List',
     ]);

@@ -175,7 +175,7 @@ describe('definitions at every depth', () => {
 });
 
 describe('not definitions', () => {
-  it('parameters, locals (destructured or not), imports, call sites, shorthand properties, type-literal members', async () => {
+  it('parameters, locals (destructured or not), imports, call sites, shorthand properties, type-literal members; an arrow bound to a local is a function', async () => {
     const src = [
       "import def, { named } from 'mod';", // 1
       'export function f(param: number, { destructured }: Opts, ...rest: number[]) {', // 2
@@ -193,7 +193,7 @@ describe('not definitions', () => {
       'type Literal = { member: number; method(): void };', // 14
       'const x = obj.method();', // 15
     ].join('\n');
-    expect(await tags('typescript', src)).toEqual(['2 f Function -', '14 Literal TypeAlias -', '15 x Constant -']);
+    expect(await tags('typescript', src)).toEqual(['2 f Function -', '6 arrow Function f', '14 Literal TypeAlias -', '15 x Constant -']);
   });
 
   it('what the grammar could not parse is no definition', async () => {
