@@ -7,8 +7,8 @@ import { cursorArg, pagingFooter, queryLine, describedFilterArgs, text, toolInpu
 
 const input = toolInput({
   query: text(2000),
-  literal: z.boolean().optional(),
-  regex: z.boolean().optional(),
+  literal: z.boolean().optional().describe('Exact text'),
+  regex: z.boolean().optional().describe('The query is one RE2 regex'),
   case_sensitive: z.enum(['auto', 'yes', 'no']).optional().describe("'auto' (default): sensitive if the query has uppercase"),
   context_lines: z.number().int().min(0).max(10).optional().describe(`Default ${CODE_DEFAULTS.context_lines}`),
   max_matches_per_file: z.number().int().min(1).max(100).optional().describe(`Default ${CODE_DEFAULTS.max_matches_per_file}`),
