@@ -334,9 +334,9 @@ const isSpace = (b: number | undefined): boolean => b === 0x20 || b === 0x09 || 
 /**
  * Moves the ends of multi-line ranges off blank lines. A regex whose `\s` or class crosses line
  * breaks (`^\s*const` after an empty line) matches from the line before, and Zoekt reports the
- * match there, on a line with nothing of it to show. A match is placed at the line of its first
- * character that is not part of leading blank lines (empty or whitespace only), and ends at its
- * last such character; a match of nothing but line breaks and spaces only loses its leading line
+ * match there, on a line with nothing of it to show. A match that starts on a blank line (empty
+ * or whitespace only) is placed at the first line after it that is not blank, and one that ends on
+ * blank lines ends at its last character that is not whitespace; a match of nothing but line breaks and spaces only loses its leading line
  * breaks. Only chunks holding a multi-line range are read, as bytes: the rest stay encoded.
  */
 function trimBlankLines(ranges: number[], content: string, startByte: number): void {
@@ -347,11 +347,16 @@ function trimBlankLines(ranges: number[], content: string, startByte: number): v
     const from = ranges[i + 1]! - startByte;
     const to = ranges[i + 4]! - startByte;
     if (from < 0 || to > bytes.length || to <= from) continue;
-    // The leading whitespace, and the byte after its last line break.
+    // The leading whitespace, and the byte after its last line break. The match leaves its first
+    // line only when it starts at its line break or the line is blank: a match that starts in the
+    // trailing spaces of a line with text (`\s+const` after `x = 1;  `) starts there.
     let k = from;
     let afterBreak = -1;
     for (; k < to && isSpace(bytes[k]); k++) if (bytes[k] === 0x0a) afterBreak = k + 1;
-    let start = k < to ? afterBreak : from;
+    let lineStart = from;
+    while (lineStart > 0 && bytes[lineStart - 1] !== 0x0a) lineStart--;
+    const firstLineBlank = bytes[from] === 0x0a || bytes[from] === 0x0d || bytes.subarray(lineStart, from).every((b) => isSpace(b));
+    let start = k < to && firstLineBlank ? afterBreak : from;
     if (k >= to) while (start < to && (bytes[start] === 0x0a || bytes[start] === 0x0d)) start++;
     if (start <= from || start >= to) start = from;
     // The trailing whitespace, and its first line break (a \r before it goes too).

@@ -94,6 +94,21 @@ describe('decodeSearch', () => {
     expect(decodeSearch(reply([file([blank])]), LIMITS).files[0]!.chunks[0]!.ranges.map((r) => [r.line, r.column, r.endLine, r.endColumn])).toEqual([[3, 1, 3, 3]]);
   });
 
+  it('keeps a match on a line with text where it starts in its trailing spaces, and leaves a line it starts at the break of', () => {
+    const at = (text: string, needle: string) => Buffer.byteLength(text.slice(0, text.indexOf(needle)));
+    const place = (text: string, from: number, to: number) => {
+      const lineOf = (b: number) => Buffer.from(text).subarray(0, b).toString().split('\n').length;
+      const c = { ...chunk(text, 1, 0, []), Ranges: [{ Start: { ByteOffset: from, LineNumber: lineOf(from), Column: 0 }, End: { ByteOffset: to, LineNumber: lineOf(to), Column: 0 } }] };
+      return decodeSearch(reply([file([c])]), LIMITS).files[0]!.chunks[0]!.ranges.map((r) => [r.line, r.column, r.endLine, r.endColumn]);
+    };
+    // `\s+const` from the spaces after `x = 1;`: its first character is on line 1, as rg -U reports it.
+    const trailing = 'x = 1;  \n  const y\n';
+    expect(place(trailing, at(trailing, '  \n'), at(trailing, ' y'))).toEqual([[1, 7, 2, 8]]);
+    // `\s+const` from the line break after `}`: past it a line of spaces, then the text.
+    const afterBrace = '}\n   \n  const y\n';
+    expect(place(afterBrace, at(afterBrace, '\n'), at(afterBrace, ' y'))).toEqual([[3, 1, 3, 8]]);
+  });
+
   it('shows a match over several lines on its first line, with end_line and its own lines, context after its end', () => {
     const text = 'a\nif x {\n  y\n  z\n  w\n}\nb\nc';
     const lines = text.split('\n');
