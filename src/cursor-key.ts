@@ -22,22 +22,40 @@ export function userCursorKeyFile(env: NodeJS.ProcessEnv): string {
 /**
  * The key in `file`, made first if there is none. Made whole or not at all: written to a name of
  * this process and linked into place, so a server spawned beside this one reads this key or its
- * own, never half of one. Throws, saying why, when the file cannot be made or is not safe to use.
+ * own, never half of one. An existing key is read without writing anything (the folder may be
+ * read-only). Throws, saying why, when the file cannot be made or is not safe to use.
  */
 export function keptCursorSecret(file: string): string {
+  try {
+    return readPrivate(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
   const dir = join(file, '..');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const key = `${randomBytes(32).toString('base64url')}\n`;
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, `${randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
+  writeFileSync(tmp, key, { flag: 'wx', mode: 0o600 });
   try {
     linkSync(tmp, file);
   } catch (err) {
-    // Made by an earlier spawn, or by one starting beside this one: theirs is the key.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    // EEXIST: made by a spawn starting beside this one, and theirs is the key. A file system
+    // without hard links (EPERM, ENOTSUP) gets the file made in place, exclusively.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') writeExclusively(file, key);
+    else if (code !== 'EEXIST') throw err;
   } finally {
     unlinkSync(tmp);
   }
   return readPrivate(file);
+}
+
+function writeExclusively(file: string, key: string): void {
+  try {
+    writeFileSync(file, key, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /** The file's text, if it is a regular file of this user that no one else may read or write (not followed if a link). */

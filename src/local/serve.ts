@@ -389,9 +389,16 @@ function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): (
  * The key this data folder's servers sign cursors with, made once (private to the user): a client
  * respawns its server often, and a cursor from the last spawn must still page on.
  */
-function cursorSecretOf(data: string): string {
-  mkdirSync(data, { recursive: true, mode: 0o700 });
-  return keptCursorSecret(join(data, 'cursor-secret'));
+function cursorSecretOf(data: string): Record<string, string> {
+  const file = join(data, 'cursor-secret');
+  try {
+    mkdirSync(data, { recursive: true, mode: 0o700 });
+    return { ZOEKT_MCP_CURSOR_SECRET: keptCursorSecret(file) };
+  } catch (err) {
+    // As the plain server does (main.ts): serving matters more than paging across spawns.
+    say(`cursor key not kept (${err instanceof Error ? err.message : String(err)}): cursors page only within this process; set ZOEKT_MCP_CURSOR_SECRET to keep them`);
+    return {};
+  }
 }
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
@@ -405,7 +412,7 @@ function startServer(
   http: boolean,
 ): Promise<number> {
   if (http) say('serving MCP over HTTP');
-  const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : { ZOEKT_MCP_CURSOR_SECRET: cursorSecretOf(data) };
+  const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : cursorSecretOf(data);
   // ZOEKT_URL only has to be valid here: the runtime asks the URL zoektUrl settles on.
   return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret }, { local, listed, zoektUrl });
 }

@@ -12,7 +12,7 @@
  * path of the default.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -224,6 +224,28 @@ describe('a cold start on the default port', () => {
       const out = ok<CodeSearchOutput>(await call(c.client, 'search_code', { query: OWN_WORD, context_lines: 0 }));
       expect(out.index_age?.map((a) => [a.repo, a.state])).toEqual([['acme/cold', 'current']]);
       expect(readFileSync(join(data, 'supervisor.log'), 'utf8').split('\n').filter((l) => /indexing acme\/cold/.test(l))).toHaveLength(1);
+    } finally {
+      await c.close();
+    }
+    expect(await supervisorGone(data)).toBe(true);
+  }, 120_000);
+});
+
+describe("a data folder's cursor key that is not private", () => {
+  it('does not stop the server: it serves, says why its cursors last only as long as the process, and keeps the file as it was', async () => {
+    const repo = ownRepo('key');
+    const data = join(work, 'data-key');
+    mkdirSync(data, { recursive: true });
+    const key = join(data, 'cursor-secret');
+    writeFileSync(key, `${'k'.repeat(43)}\n`, { mode: 0o644 });
+    chmodSync(key, 0o644);
+    const c = await spawnServe({ data, repos: repo });
+    try {
+      await allIndexed(c.client);
+      const out = ok<CodeSearchOutput>(await call(c.client, 'search_code', { query: OWN_WORD, context_lines: 0 }));
+      expect(out.results.map((x) => `${x.repo}/${x.path}`)).toEqual(['acme/key/own.rs']);
+      expect(c.stderr()).toMatch(/cursor key not kept \(.*may be read or written by other users \(mode 644\).*\): cursors page only within this process/);
+      expect(statSync(key).mode & 0o777).toBe(0o644);
     } finally {
       await c.close();
     }
