@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { writeFileAtomically } from './atomic-file.js';
 import { describeProcess, isRunning, listenerOf, stopProcess } from './process-table.js';
 import type { ZoektError } from './status.js';
@@ -186,7 +186,7 @@ export class Webserver {
       tried.add(port);
       const code = await listenError(port);
       if (code === undefined) return port;
-      this.o.say(`port ${port} ${whyNot(port, code)}: Zoekt takes a free port of its own`);
+      this.o.say(`port ${port} ${whyNot(port, code, true)}: Zoekt takes a free port of its own`);
     }
     return freePort();
   }
@@ -229,22 +229,30 @@ export class Webserver {
   }
 }
 
-/** Who holds a port, for a message: the process and its command line where it can be seen. */
-function holderOf(port: number): string {
+/**
+ * Who holds a port, for a message: the process and, for the supervisor's own log, its command
+ * line where it can be seen. Tool answers get the program's name only: another program's
+ * arguments may hold its secrets, and answers reach the model.
+ */
+function holderOf(port: number, full: boolean): string {
   const l = listenerOf(port);
-  if (l.process) return `process ${l.process.pid} (${l.process.args.length > 200 ? `${l.process.args.slice(0, 200)}…` : l.process.args})`;
+  if (l.process) {
+    const args = l.process.args;
+    const shown = full ? (args.length > 200 ? `${args.slice(0, 200)}…` : args) : basename(args.split(' ')[0] ?? '');
+    return `process ${l.process.pid} (${shown})`;
+  }
   return l.listening ? 'a process of another user (its command line cannot be read)' : 'another program';
 }
 
 /** Why Zoekt cannot serve on `port`, for a message: who holds it, or why it cannot be listened on. */
-function whyNot(port: number, code: string): string {
-  return code === 'EADDRINUSE' ? `is held by ${holderOf(port)}` : `cannot be listened on (${code === 'EACCES' ? 'EACCES: a port below 1024 needs privileges' : code})`;
+function whyNot(port: number, code: string, full: boolean): string {
+  return code === 'EADDRINUSE' ? `is held by ${holderOf(port, full)}` : `cannot be listened on (${code === 'EACCES' ? 'EACCES: a port below 1024 needs privileges' : code})`;
 }
 
 /** The error every answer gives while the port the user chose cannot be Zoekt's. */
 export function heldError(port: number, code: string, index: string, data: string): ZoektError {
   return {
-    message: `ZOEKT_PORT=${port} ${whyNot(port, code)}, so this data folder's Zoekt (${data}) cannot serve there, and local mode answers only from its own index (${index})`,
+    message: `ZOEKT_PORT=${port} ${whyNot(port, code, false)}, so this data folder's Zoekt (${data}) cannot serve there, and local mode answers only from its own index (${index})`,
     hint: `Set ZOEKT_PORT to a free port, or unset it (local mode then takes a free port of its own and records it in ${join(data, 'zoekt.port')}), and start the server again; or stop what holds the port (Zoekt then starts there within seconds).`,
     misconfigured: true,
   };
