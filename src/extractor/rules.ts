@@ -388,6 +388,8 @@ function emit(found: Found, sink: TagSink): void {
  * that is no signature. TypeScript has an implementation follow its overloads at once; a
  * definition of another name in the scope ends the run.
  */
+const IMPLEMENTS = new Set(['Function', 'Method', 'Constructor']);
+
 function overloadKinds(tagged: readonly Candidate[]): Map<Candidate, TagKind> {
   const kinds = new Map<Candidate, TagKind>();
   const runs = new Map<string, Candidate[]>();
@@ -400,7 +402,9 @@ function overloadKinds(tagged: readonly Candidate[]): Map<Candidate, TagKind> {
       else runs.set(scope, [c]);
       continue;
     }
-    if (same) for (const s of run) kinds.set(s, s.props.overload as TagKind);
+    // Only a function ends a run as its implementation: `declare namespace foo` after the
+    // signatures of `declare function foo` merges with them and implements none.
+    if (same && IMPLEMENTS.has(c.kind)) for (const s of run) kinds.set(s, s.props.overload as TagKind);
     runs.delete(scope);
   }
   return kinds;

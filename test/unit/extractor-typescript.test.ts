@@ -174,6 +174,28 @@ describe('definitions at every depth', () => {
   });
 });
 
+describe('overload signatures', () => {
+  it('are Prototype where an implementation follows them, and keep their kind where a namespace of their name does', async () => {
+    const src = [
+      'export function h(type: string): VNode', // 1
+      'export function h(type: any, props?: any): VNode', // 2
+      'export function h(type: any, props?: any) { return make(type, props); }', // 3
+      'declare function foo(a: string): void;', // 4
+      'declare function foo(a: number): void;', // 5
+      'declare namespace foo { const version: string; }', // 6
+    ].join('\n');
+    expect(await tags('typescript', src)).toEqual([
+      '1 h Prototype -',
+      '2 h Prototype -',
+      '3 h Function -',
+      '4 foo Function -',
+      '5 foo Function -',
+      '6 foo Namespace -',
+      '6 version Constant foo',
+    ]);
+  });
+});
+
 describe('not definitions', () => {
   it('parameters, locals (destructured or not), imports, call sites, shorthand properties, type-literal members; an arrow bound to a local is a function', async () => {
     const src = [
