@@ -5,59 +5,87 @@
  * value. Only texts JSON.parse accepted are read here, so the scan need not check the grammar.
  */
 
-/** The JSON text of each top-level message's id: one entry for an object, one per element for an array. */
+/**
+ * The JSON text of each top-level message's id: one entry for an object, one per element for an
+ * array. Only the top level is read: nested values are skipped with a count of open brackets, not
+ * walked into, since JSON.parse takes nesting far deeper than a recursive walk's stack (a line of
+ * 50,000 `[` is one). Never throws: an id it cannot read is undefined, and its answer's id null.
+ */
 export function idTexts(text: string): (string | undefined)[] {
+  try {
+    return scanIds(text);
+  } catch {
+    return [];
+  }
+}
+
+function scanIds(text: string): (string | undefined)[] {
+  const end = text.length;
   let i = 0;
   const ws = () => {
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+    while (i < end && ' \t\r\n'.includes(text[i]!)) i++;
   };
   const skipString = () => {
     // At the opening quote; JSON strings escape quotes and backslashes with a backslash.
-    for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    for (i++; i < end && text[i] !== '"'; i++) if (text[i] === '\\') i++;
     i++;
   };
-  /** Skips one value; returns, for an object whose id is asked for, the text of its "id" member. */
-  const value = (wantId: boolean): string | undefined => {
+  /** Skips one value, however deep: brackets are counted, those inside strings skipped with them. */
+  const skipValue = () => {
     ws();
-    const c = text[i];
-    if (c === '"') return void skipString();
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      let id: string | undefined;
-      i++;
-      ws();
-      while (text[i] !== close) {
-        if (c === '{') {
-          const from = i;
-          skipString();
-          const key = JSON.parse(text.slice(from, i)) as string;
-          ws();
-          i++; // ':'
-          ws();
-          const start = i;
-          value(false);
-          // A repeated member: JSON.parse keeps the last one, and so does this.
-          if (wantId && key === 'id') id = text.slice(start, i).trim();
-        } else value(false);
-        ws();
-        if (text[i] === ',') i++;
-        ws();
+    let depth = 0;
+    do {
+      const c = text[i];
+      if (c === '"') skipString();
+      else if (c === '{' || c === '[') {
+        depth++;
+        i++;
+      } else if (c === '}' || c === ']') {
+        depth--;
+        i++;
+      } else if (depth > 0) i++;
+      else {
+        // A number or a literal: up to the next delimiter.
+        while (i < end && !',]} \t\r\n'.includes(text[i]!)) i++;
+        return;
       }
-      i++;
-      return id;
+    } while (depth > 0 && i < end);
+  };
+  /** At an object's `{`: skips it, and returns the text of its "id" member, if it has one. */
+  const objectId = (): string | undefined => {
+    let id: string | undefined;
+    i++;
+    ws();
+    while (i < end && text[i] !== '}') {
+      const from = i;
+      skipString();
+      const key = JSON.parse(text.slice(from, i)) as string;
+      ws();
+      i++; // ':'
+      ws();
+      const start = i;
+      skipValue();
+      // A repeated member: JSON.parse keeps the last one, and so does this.
+      if (key === 'id') id = text.slice(start, i).trim();
+      ws();
+      if (text[i] === ',') i++;
+      ws();
     }
-    // A number or a literal: up to the next delimiter.
-    while (i < text.length && !',]} \t\r\n'.includes(text[i]!)) i++;
-    return undefined;
+    i++;
+    return id;
   };
   ws();
-  if (text[i] !== '[') return [value(true)];
+  if (text[i] === '{') return [objectId()];
+  if (text[i] !== '[') return [undefined];
   const ids: (string | undefined)[] = [];
   i++;
   ws();
-  while (text[i] !== ']') {
-    ws();
-    ids.push(text[i] === '{' ? value(true) : (value(false), undefined));
+  while (i < end && text[i] !== ']') {
+    if (text[i] === '{') ids.push(objectId());
+    else {
+      skipValue();
+      ids.push(undefined);
+    }
     ws();
     if (text[i] === ',') i++;
     ws();

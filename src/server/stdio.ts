@@ -49,7 +49,14 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
         }
         const line = partial + piece;
         partial = '';
-        const answer = refusal(line);
+        let answer: string | undefined;
+        try {
+          answer = refusal(line);
+        } catch {
+          // A check that fails must not end the server, whose stdin this is: the line goes on
+          // to the SDK's transport as it came, which drops what it cannot read.
+          answer = undefined;
+        }
         if (answer === undefined) out += line;
         else if (answer) output.write(`${answer}\n`);
       }

@@ -39,6 +39,9 @@ const MALFORMED: [string, string, RegExp, string][] = [
   ['a nested batch', JSON.stringify([[ping(1)]]), /message 0 of the batch.*got an array/, 'null'],
   ['a batch reusing an id', JSON.stringify([ping(1), ping(2), ping(1)]), /message 2 of the batch reuses the id 1/, 'null'],
   ['an empty batch', '[]', /batch is empty/, 'null'],
+  // Nested deeper than a recursive walk of the text can go: JSON.parse takes both.
+  ['params nested 50,000 deep', `{"jsonrpc":"2.0","id":2,"method":"ping","params":${'['.repeat(50_000)}${']'.repeat(50_000)}}`, /"params" must be an object/, '2'],
+  ['a batch nested 50,000 deep', `${'['.repeat(50_000)}${']'.repeat(50_000)}`, /message 0 of the batch.*got an array/, 'null'],
   ['a batch over the limit', JSON.stringify([ping(1), ping(2), ping(3), ping(4)]), new RegExp(`4 messages .* at most ${MAX_BATCH}`), 'null'],
 ];
 
@@ -65,6 +68,14 @@ describe('POST /mcp', () => {
 
   it.each(MALFORMED)('answers %s with a JSON-RPC error', async (_what, body, message, idText) => {
     expectJsonRpcError(await post(body), message, idText);
+  });
+
+  it('answers a request after a body nested 50,000 deep', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+    expect((await post(`{"jsonrpc":"2.0","id":2,"method":"ping","params":${deep}}`)).status).toBe(400);
+    const res = await post(JSON.stringify(ping(3)));
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 
   it('answers a batch of tools/call up to the limit, one answer per request', async () => {

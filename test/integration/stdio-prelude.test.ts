@@ -83,6 +83,9 @@ async function builtAnswers(lines: string[], expected: number, how: 'whole' | 'b
 /** The lines the built server writes, as text (an id past 2^53 - 1 survives only there). */
 async function builtLines(lines: string[], expected: number, how: 'whole' | 'bytes' | 'crlf'): Promise<string[]> {
   const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  // Taken at once: a server that dies early has exited before the wait below.
+  const exited = new Promise((r) => child.once('exit', r));
+  child.stdin.on('error', () => undefined);
   const out: string[] = [];
   let text = '';
   const done = new Promise<void>((resolve) => {
@@ -101,9 +104,9 @@ async function builtLines(lines: string[], expected: number, how: 'whole' | 'byt
       await new Promise((r) => setImmediate(r));
     }
   } else child.stdin.write(payload);
-  await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
+  await Promise.race([done, exited, new Promise((r) => setTimeout(r, 10_000))]);
   child.stdin.end();
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   return out;
 }
 
@@ -208,6 +211,24 @@ describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
     expect(errors[errors.length - 1]).toMatch(/one JSON-RPC message per line/);
     // The server still answers what follows.
     expect(out.map((l) => JSON.parse(l) as Message).find((m) => m.id === 11)).toHaveProperty('result', {});
+  });
+
+  it('a line nested 50,000 deep, which JSON.parse takes, is answered like any other and the server goes on', async () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const lines = [
+      lineOf(init('2025-06-18')),
+      lineOf(initialized),
+      // A request whose params are an array: -32600 by its id, as when shallow.
+      `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":${deep(50_000)}}`,
+      // A batch of one array: JSON-RPC's answer to a batch, one -32600 with the id null.
+      deep(50_000),
+      lineOf(ping(11)),
+    ];
+    const out = (await builtLines(lines, 4, 'whole')).map((l) => JSON.parse(l) as Message);
+    expect(out[0]).toHaveProperty('result.serverInfo.name', 'zoekt-mcp');
+    expect(out[1]).toMatchObject({ id: 2, error: { code: -32600, message: expect.stringMatching(/"params" must be an object/) } });
+    expect(out[2]).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/not a batch/) } }]);
+    expect(out[3]).toEqual({ jsonrpc: '2.0', id: 11, result: {} });
   });
 
   it('a line past the SDK\'s cap on a message (10 MiB), with no end, still closes the connection', async () => {

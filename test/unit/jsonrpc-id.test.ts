@@ -13,6 +13,10 @@ describe('idTexts', () => {
     ['null', '{"id":null,"method":"x"}', ['null']],
     ['a batch: each element, objects only', '[{"id":1},5,[{"id":9}],{"method":"n"},{"id":"z"}]', ['1', undefined, undefined, undefined, '"z"']],
     ['not an object', '42', [undefined]],
+    // Deeper than the stack of a recursive walk: the nested values are skipped, not walked into.
+    ['params nested 50,000 deep', `{"params":${'['.repeat(50_000)}${']'.repeat(50_000)},"id":7,"method":"x"}`, ['7']],
+    ['a batch nested 50,000 deep', `${'['.repeat(50_000)}${']'.repeat(50_000)}`, [undefined]],
+    ['objects nested 50,000 deep, an id at each level', `[{"id":1,"a":${'{"id":0,"a":'.repeat(50_000)}0${'}'.repeat(50_000)}},{"a":"]}","id":"y"}]`, ['1', '"y"']],
   ])('%s', (_what, text, ids) => {
     JSON.parse(text);
     expect(idTexts(text)).toEqual(ids);
