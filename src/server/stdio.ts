@@ -26,7 +26,8 @@ export function serveStdio(runtime: StdioHost, streams: { input: Readable; outpu
  * on. A line that is not JSON gets -32700 (Parse error) with the id null; a request of the wrong
  * shape (params that are not an object, a null id, an id past 2^53 - 1) gets -32600 naming what
  * is wrong, by its id as the line spelled it when one could be read; a batch gets the same by
- * each of its requests (refusal below). Every other byte goes through as it came.
+ * each of its requests (refusal below); a notification or a response of the wrong shape, nothing.
+ * Every other byte goes through as it came.
  */
 function answeringMalformed(input: Readable, output: Writable): Readable {
   const decoder = new StringDecoder('utf8');
@@ -82,7 +83,8 @@ function answeringMalformed(input: Readable, output: Writable): Readable {
 
 /**
  * The answer to a line the SDK's transport would drop, as JSON text; undefined for a line to pass
- * on, '' for one to drop with nothing to answer. Blank lines pass (the transport skips them).
+ * on, '' for one to drop with nothing to answer (a malformed notification or response, which the
+ * SDK would drop too). Blank lines pass (the transport skips them).
  * Over stdio a line is one message: MCP has had no JSON-RPC batches since 2025-06-18 and the SDK
  * reads none, so the requests of a batch are refused, as an array of answers (JSON-RPC's answer
  * to a batch), and its notifications and responses, which want none, are dropped with it.
@@ -104,6 +106,10 @@ function refusal(line: string): string | undefined {
     return answers.length ? `[${answers.join(',')}]` : '';
   }
   if (isSpecType.JSONRPCMessage(message)) return undefined;
+  // JSON-RPC 2.0 answers neither, even when malformed: a response (a client's own parse error
+  // with the id null among them) is not a request, and answering it, two strict peers would
+  // answer each other's answers forever.
+  if (wantsNoAnswer(message)) return '';
   const idText = answerIdText(message, idTexts(line)[0]);
   let why = 'Invalid Request: the message is not a JSON-RPC 2.0 message';
   try {

@@ -231,6 +231,23 @@ describe('requests of the wrong shape over stdio', { timeout: 60_000 }, () => {
     expect(out[3]).toEqual({ jsonrpc: '2.0', id: 11, result: {} });
   });
 
+  it('a response and a notification, even of the wrong shape, get no answer: only the request after them does', async () => {
+    // JSON-RPC 2.0: a notification is never answered, and a response (the client's own parse
+    // error included) is not a request; answering it, two strict peers would answer each other forever.
+    const unanswered = [
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}',
+      '{"jsonrpc":"2.0","id":3,"result":{},"extra":1}',
+      '{"jsonrpc":"2.0","method":"notifications/initialized","params":5}',
+      '{"jsonrpc":"1.0","method":"notifications/cancelled"}',
+    ];
+    const lines = [lineOf(init('2025-06-18')), lineOf(initialized), ...unanswered, lineOf(ping(11))];
+    // Refusals are written as their lines are read, before the request after them is answered:
+    // a wrong answer would come second, in the place of the ping's.
+    const out = (await builtLines(lines, 2, 'whole')).map((l) => JSON.parse(l) as Message);
+    expect(out[0]).toHaveProperty('result.serverInfo.name', 'zoekt-mcp');
+    expect(out.slice(1)).toEqual([{ jsonrpc: '2.0', id: 11, result: {} }]);
+  });
+
   it('a line past the SDK\'s cap on a message (10 MiB), with no end, still closes the connection', async () => {
     const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ZOEKT_URL: inject('zoektUrl'), ZOEKT_MCP_LOG_LEVEL: 'warn' }, stdio: ['pipe', 'ignore', 'ignore'] });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
