@@ -381,7 +381,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: HTTP_DEFAULTS.maxUnfinishedPerPeer,
     min: 1,
     max: 65_535,
-    description: 'the same for one client address, while none of its requests has arrived whole for 1 s (a burst of clients from one address is not cut while their requests keep arriving); behind a proxy every client has the proxy\'s address: raise it to --max-unfinished there',
+    description: 'the same for one client address, plus 4 for each MCP request of that address answered in the last second, up to 4 times N (a burst of clients from one address is not cut while their requests are answered; a probe or a request now and then lifts it little); behind a proxy every client has the proxy\'s address: raise it to --max-unfinished there',
     group: 'http',
     field: 'maxUnfinishedPerPeer',
   },

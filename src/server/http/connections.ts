@@ -10,9 +10,12 @@
  *   `limit_conn` does per address, but the way Envoy's overload manager sheds: past a budget the
  *   oldest unfinished connection is closed to make room, never the newcomer refused. A connection
  *   is only closed that way once it has had UNFINISHED_GRACE_MS to send its request, so a burst
- *   of new connections cannot push out a client that sends its request at once; and not for its
- *   peer's budget while that peer's other requests keep arriving whole (a burst of clients from
- *   one address, slow to send because the machine is busy: their grace grows with the load).
+ *   of new connections cannot push out a client that sends its request at once. A peer whose MCP
+ *   requests are being answered (a burst of clients from one address, slow to send because the
+ *   machine is busy) may hold more than its budget, by PROGRESS_ALLOWANCE per request answered in
+ *   the last UNFINISHED_GRACE_MS and at most PROGRESS_FACTOR times its budget: progress widens
+ *   the budget with its pace, and never lifts it (a probe or a ping a second would otherwise let
+ *   one address fill the global budget, which then closes other addresses' connections).
  * - `--max-connections` bounds open sockets (file descriptors): past it the oldest idle
  *   connection is closed, then the oldest unfinished one past its grace; only when there is
  *   neither (every connection active, or just opened) is the newcomer answered 503 with Retry-After.
@@ -44,6 +47,16 @@ const REFUSAL_HEADROOM = 64;
  * this age and are closed, oldest first, at the rate newcomers arrive.
  */
 export const UNFINISHED_GRACE_MS = 1_000;
+/**
+ * Unfinished connections a peer may hold beyond its budget for each of its MCP requests answered
+ * (not refused: status below 400) in the last UNFINISHED_GRACE_MS. Each client of a burst sends a
+ * few requests (initialize, its notification, a call), each answered in milliseconds, so a burst
+ * that makes progress at all has a pace that covers its waiting connections; a peer holding
+ * connections open beside a request now and then has one that covers a few.
+ */
+export const PROGRESS_ALLOWANCE = 4;
+/** The most a peer's progress lifts its budget to, as a multiple of it (with the default 64, the global 256). */
+export const PROGRESS_FACTOR = 4;
 /** Seconds a refused client is told to wait (Retry-After). */
 export const RETRY_AFTER_S = 1;
 /**
@@ -132,9 +145,37 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   // Each in the order its connections entered the state: the first is the oldest.
   const inState: Record<ConnectionState, Map<Socket, Conn>> = { unfinished: new Map(), active: new Map(), idle: new Map() };
   const unfinishedOf = new Map<string, Map<Socket, Conn>>();
-  /** When a request of each peer last arrived whole: a peer whose requests arrive is a burst of clients, not a stall. */
-  const completedAt = new Map<string, number>();
-  const progressing = (peer: string, now: number) => now - (completedAt.get(peer) ?? -Infinity) < UNFINISHED_GRACE_MS;
+  /**
+   * How many MCP requests of each peer were answered in the last UNFINISHED_GRACE_MS, kept the
+   * way sliding-window rate limiters keep it (the count of this window, and of the one before,
+   * weighed by how much of it is still within the last UNFINISHED_GRACE_MS): constant work per
+   * request and per peer, however many requests.
+   */
+  const paceOf = new Map<string, { start: number; count: number; before: number }>();
+  const paceAt = (peer: string, now: number) => {
+    const pace = paceOf.get(peer);
+    if (!pace) return undefined;
+    const windows = Math.floor((now - pace.start) / UNFINISHED_GRACE_MS);
+    if (windows > 0) {
+      pace.before = windows === 1 ? pace.count : 0;
+      pace.count = 0;
+      pace.start += windows * UNFINISHED_GRACE_MS;
+    }
+    return pace;
+  };
+  const recentlyAnswered = (peer: string, now: number) => {
+    const pace = paceAt(peer, now);
+    return pace ? pace.count + pace.before * (1 - (now - pace.start) / UNFINISHED_GRACE_MS) : 0;
+  };
+  const answered = (peer: string) => {
+    const now = Date.now();
+    const pace = paceAt(peer, now);
+    if (pace) pace.count++;
+    else paceOf.set(peer, { start: now, count: 1, before: 0 });
+  };
+  /** How many unfinished connections `peer` may hold before the oldest is closed for its budget. */
+  const peerBudget = (peer: string, now: number) =>
+    Math.min(limits.maxUnfinishedPerPeer + Math.floor(PROGRESS_ALLOWANCE * recentlyAnswered(peer, now)), PROGRESS_FACTOR * limits.maxUnfinishedPerPeer);
   const warned = new Set<ShedReason>();
 
   /** Takes `c` out of the tables of its state (a peer with no unfinished connection left is dropped). */
@@ -145,7 +186,6 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     if (of?.size === 0) unfinishedOf.delete(c.peer);
   };
   const move = (c: Conn, state: ConnectionState) => {
-    if (c.state === 'unfinished' && state === 'active') completedAt.set(c.peer, Date.now());
     leave(c);
     c.state = state;
     c.since = Date.now();
@@ -210,13 +250,13 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
     });
 
     const peer = unfinishedOf.get(c.peer)!;
-    // A peer whose other connections are completing requests is many clients starting at once
-    // on a busy machine (each sends its request when it gets to it), not connections held open:
-    // none of them is closed for the peer's budget while they progress. The global budget, the
-    // timeouts and the connection cap still bound them.
-    if (peer.size > limits.maxUnfinishedPerPeer && !progressing(c.peer, now)) {
+    // A peer whose MCP requests are being answered is many clients starting at once on a busy
+    // machine (each sends its request when it gets to it): its budget widens with that pace, up
+    // to a bound, so that connections held open beside a request now and then are still closed.
+    const budget = peerBudget(c.peer, now);
+    if (peer.size > budget) {
       const victim = oldestUnfinished(peer, now, UNFINISHED_GRACE_MS);
-      if (victim) closeUnfinished(victim, 'unfinished_per_peer', `this connection had not sent a whole request after ${now - victim.since} ms while its address held ${limits.maxUnfinishedPerPeer} such connections (--max-unfinished-per-peer); send the request as soon as the connection opens`);
+      if (victim) closeUnfinished(victim, 'unfinished_per_peer', `this connection had not sent a whole request after ${now - victim.since} ms while its address held ${budget} such connections (--max-unfinished-per-peer ${limits.maxUnfinishedPerPeer}, more while its requests are answered); send the request as soon as the connection opens`);
     }
     if (inState.unfinished.size > limits.maxUnfinished) {
       const victim = oldestUnfinished(inState.unfinished, now, UNFINISHED_GRACE_MS);
@@ -266,8 +306,8 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
   const budget = limits.writeBudgetMb * 1024 * 1024;
   const checkWrites = () => {
     const now = Date.now();
-    // The same sweep forgets the peers whose last whole request is past the grace.
-    for (const [peer, at] of completedAt) if (now - at >= UNFINISHED_GRACE_MS) completedAt.delete(peer);
+    // The same sweep forgets the peers with no request answered within the grace.
+    for (const peer of [...paceOf.keys()]) if (recentlyAnswered(peer, now) === 0) paceOf.delete(peer);
     for (const c of [...conns.values()]) {
       const held = heldBy(c);
       if (held <= budget) {
@@ -309,6 +349,9 @@ export function limitConnections(server: Server, limits: Limits, log: Logger, me
         const done = () => c.pending.delete(res);
         res.once('finish', done);
         res.once('close', done);
+        // Progress of MCP clients: an MCP request answered, not refused. A probe is no client's
+        // progress, and costs nothing to repeat.
+        if (mcp) res.once('finish', () => res.statusCode < 400 && answered(c.peer));
         // A kept-alive connection starting its next request: unfinished again until it has arrived.
         if (c.state !== 'unfinished') move(c, 'unfinished');
         // node marks a request without a body complete only after this event: it has arrived whole.
