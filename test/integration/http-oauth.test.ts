@@ -225,6 +225,26 @@ describe('repositories per user', () => {
     }
   });
 
+  it('holds for a 2026-07-28 request too', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'oauth-tests', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const token = await issuer.token('agent-b', adapter.url);
+    const res = await raw(`${adapter.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_repos', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_repos', arguments: {}, _meta: envelope } }),
+    });
+    expect(res.status, res.text).toBe(200);
+    // JSON, or an SSE stream whose data line is the answer.
+    const json = res.text.trimStart().startsWith('{') ? res.text : res.text.split('\n').find((l) => l.startsWith('data:'))!.slice(5);
+    const answer = JSON.parse(json) as { result: { structuredContent: { repos: { name: string }[] } } };
+    const names = answer.result.structuredContent.repos.map((r) => r.name);
+    expect(names).toEqual([GOSVC]);
+  });
+
   it('holds over the legacy SSE transport too', async () => {
     const b = await connectSse(adapter.url, { authorization: `Bearer ${await issuer.token('agent-b', adapter.url)}` });
     try {
@@ -277,6 +297,23 @@ describe("an MCP SDK client's own OAuth support", () => {
       await signedIn.close();
     }
   }, 30_000);
+});
+
+describe('an issuer that cannot be read', () => {
+  it('answers 503 with Retry-After, counted, and says why without the token', async () => {
+    const down = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: 'http://127.0.0.1:1' } });
+    try {
+      const token = await issuer.token('agent-a', down.url);
+      const forged = await forge(token, { iss: 'http://127.0.0.1:1' }, {}, issuer.key().privateKey);
+      const res = await raw(`${down.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${forged}` }, body: '{}' });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toMatchObject({ error: { data: { code: 'AUTH_UNAVAILABLE' }, message: expect.stringContaining("its issuer's metadata or keys could not be read") } });
+      expect(res.text + down.stderr()).not.toContain(forged.split('.')[2]);
+    } finally {
+      await down.stop();
+    }
+  });
 });
 
 describe('start-up', () => {
