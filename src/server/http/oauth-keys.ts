@@ -5,7 +5,7 @@
  * when a token names a key id it does not hold (the issuer rotated its keys), at most once per
  * cooldown, so a flood of tokens with made-up key ids cannot make it fetch without end.
  */
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, jwksCache, type JWKSCacheInput, type JWTVerifyGetKey } from 'jose';
 
 /** What a resource server uses of an issuer's metadata. */
 export interface IssuerMetadata {
@@ -40,7 +40,7 @@ export function metadataUrls(issuer: string): string[] {
 
 export class IssuerKeys {
   private metadata?: { at: number; reading: Promise<IssuerMetadata> };
-  private keySet?: { uri: string; get: JWTVerifyGetKey };
+  private keySet?: { uri: string; get: JWTVerifyGetKey; fetched: JWKSCacheInput };
 
   constructor(readonly issuer: string) {}
 
@@ -59,10 +59,20 @@ export class IssuerKeys {
     const meta = await this.meta();
     if (!meta.jwks_uri) throw new IssuerUnreachable(`the metadata of ${this.issuer} names no jwks_uri`);
     if (this.keySet?.uri !== meta.jwks_uri) {
-      const get = createRemoteJWKSet(new URL(meta.jwks_uri), { cooldownDuration: KEYS_COOLDOWN_MS, cacheMaxAge: KEYS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS });
-      this.keySet = { uri: meta.jwks_uri, get };
+      // jose writes the time of each successful fetch here: what generation() reads.
+      const fetched: JWKSCacheInput = {};
+      const get = createRemoteJWKSet(new URL(meta.jwks_uri), { cooldownDuration: KEYS_COOLDOWN_MS, cacheMaxAge: KEYS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS, [jwksCache]: fetched });
+      this.keySet = { uri: meta.jwks_uri, get, fetched };
     }
     return this.keySet.get;
+  }
+
+  /**
+   * Which fetch of the key set the keys in use came from: another value once it is fetched again
+   * (a rotation), so a token verified with the keys before is verified again.
+   */
+  generation(): number | undefined {
+    return (this.keySet?.fetched as { uat?: number } | undefined)?.uat;
   }
 
   private async discover(): Promise<IssuerMetadata> {

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { OAuthConfig } from '../../config.js';
 import { RepoScope } from '../../search/engine/scope.js';
 import type { Caller } from '../caller.js';
@@ -37,6 +38,17 @@ export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512',
 export const CLOCK_SKEW_S = 5;
 /** Scopes of callers kept at once (each compiled once, and each a searcher view of its own). */
 const MAX_SCOPES = 256;
+/** Tokens kept verified: an agent sends one token with each of its calls until it expires. */
+const MAX_VERIFIED = 4096;
+
+/** A token that verified, and what it stands for: valid while its time holds and its issuer's keys are the same. */
+interface Verified {
+  keys: IssuerKeys;
+  generation: number | undefined;
+  exp: number;
+  nbf: number | undefined;
+  outcome: OAuthOutcome;
+}
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
@@ -65,6 +77,13 @@ export class ResourceServer {
   private readonly keys = new Map<string, IssuerKeys>();
   private readonly scopes = new Map<string, RepoScope>();
   private readonly reposMap: Map<string, string[]> | undefined;
+  /**
+   * Tokens verified, by their text: a token seen again is not verified again (the signature check
+   * is most of what a checked call costs) while it is within exp and nbf and its issuer's key set
+   * has not been fetched again since. Only tokens that verified are kept, so unknown or forged
+   * ones cannot evict each other's way past the bound.
+   */
+  private readonly verified = new LRUCache<string, Verified>({ max: MAX_VERIFIED });
 
   constructor(
     private readonly o: OAuthConfig,
@@ -107,6 +126,12 @@ export class ResourceServer {
     const m = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(header);
     if (!m) return this.refuse('malformed');
     const token = m[1]!;
+    const kept = this.verified.get(token);
+    if (kept) {
+      const now = Date.now() / 1000;
+      if (kept.generation === kept.keys.generation() && now < kept.exp + CLOCK_SKEW_S && (kept.nbf === undefined || now >= kept.nbf - CLOCK_SKEW_S)) return kept.outcome;
+      this.verified.delete(token);
+    }
     let claims: JWTPayload;
     try {
       claims = decodeJwt(token);
@@ -127,9 +152,10 @@ export class ResourceServer {
     } catch (err) {
       return this.refuse(refusalOf(err));
     }
-    if (!scopesOf(payload).includes(this.scope)) return this.refuse('insufficient_scope');
     const scope = this.callerScope(payload);
-    return { ok: true, caller: scope ? { scope } : {} };
+    const outcome: OAuthOutcome = scopesOf(payload).includes(this.scope) ? { ok: true, caller: scope ? { scope } : {} } : this.refuse('insufficient_scope');
+    this.verified.set(token, { keys, generation: keys.generation(), exp: payload.exp!, nbf: payload.nbf, outcome });
+    return outcome;
   }
 
   private refuse(reason: Refusal): OAuthOutcome {
