@@ -54,6 +54,8 @@ export interface OAuthConfig {
   reposClaim?: string;
   /** Each value of that claim and the repository globs it grants; values not listed grant nothing. */
   reposMap?: { value: string; globs: string[] }[];
+  /** This server's client at the issuers, for token introspection (RFC 7662) of opaque tokens; absent: opaque tokens are refused. */
+  client?: { id: string; secret: string };
 }
 
 export interface Config {
@@ -352,6 +354,22 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: { text: 'none' },
     description:
       "claim values and the repo globs each grants, VALUE=GLOB|GLOB separated by ';', e.g. team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*; a caller reads the union of its values' globs (within --allow-repos), and a value not listed grants nothing",
+    group: 'http',
+  },
+  {
+    name: 'oauth-client-id',
+    value: 'ID',
+    env: 'ZOEKT_MCP_OAUTH_CLIENT_ID',
+    default: { text: 'none: opaque tokens are refused' },
+    description: "this server's client at the issuers, with --oauth-client-secret: opaque (not JWT) access tokens are then checked at the issuer's introspection endpoint (RFC 7662)",
+    group: 'http',
+  },
+  {
+    name: 'oauth-client-secret',
+    value: 'SECRET',
+    env: 'ZOEKT_MCP_OAUTH_CLIENT_SECRET',
+    default: { text: 'none' },
+    description: 'the secret of --oauth-client-id (HTTP Basic at the introspection endpoint). Prefer the variable: flags show in ps',
     group: 'http',
   },
   {
@@ -758,7 +776,7 @@ function loadHttp(
 /** Resource-server mode from its options, or undefined when no issuer is given. */
 function loadOAuth(pick: (flag: string) => [string, string] | undefined, token: [string, string] | undefined): OAuthConfig | undefined {
   const issuer = pick('oauth-issuer');
-  const others = ['oauth-audience', 'oauth-scope', 'oauth-repos-claim', 'oauth-repos-map'].map(pick).filter((g) => g !== undefined);
+  const others = ['oauth-audience', 'oauth-scope', 'oauth-repos-claim', 'oauth-repos-map', 'oauth-client-id', 'oauth-client-secret'].map(pick).filter((g) => g !== undefined);
   if (!issuer) {
     if (others.length) throw new Error(`${others[0]![1]} needs --oauth-issuer (ZOEKT_MCP_OAUTH_ISSUER): the authorization server whose tokens this server takes`);
     return undefined;
@@ -775,6 +793,15 @@ function loadOAuth(pick: (flag: string) => [string, string] | undefined, token: 
   if (scope) {
     if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope[0])) throw new Error(`${scope[1]} must be one scope token (printable, no space, quote or backslash), got ${JSON.stringify(scope[0])}`);
     oauth.scope = scope[0];
+  }
+  const clientId = pick('oauth-client-id');
+  const clientSecret = pick('oauth-client-secret');
+  if (clientId && !clientSecret) throw new Error(`${clientId[1]} needs --oauth-client-secret (ZOEKT_MCP_OAUTH_CLIENT_SECRET): what this server authenticates with at the introspection endpoint`);
+  if (clientSecret && !clientId) throw new Error(`${clientSecret[1]} needs --oauth-client-id (ZOEKT_MCP_OAUTH_CLIENT_ID): the client the secret belongs to`);
+  if (clientId && clientSecret) {
+    if (!/^[\x20-\x7e]+$/.test(clientId[0])) throw new Error(`${clientId[1]} must be printable ASCII, got ${JSON.stringify(clientId[0])}`);
+    if (!/^[\x21-\x7e]+$/.test(clientSecret[0])) throw new Error(`${clientSecret[1]} must be printable ASCII without spaces`);
+    oauth.client = { id: clientId[0], secret: clientSecret[0] };
   }
   const claim = pick('oauth-repos-claim');
   const map = pick('oauth-repos-map');

@@ -182,7 +182,7 @@ export class Metrics {
         shed: new Counter({ name: 'zoekt_mcp_http_connections_shed_total', help: 'HTTP connections closed or requests refused before reaching a tool, by reason.', labelNames: ['reason'], registers: [registry] }),
         authRefusals: new Counter({
           name: 'zoekt_mcp_http_auth_refusals_total',
-          help: 'HTTP requests refused for their token, by reason: no_token, wrong_token (static token), malformed, bad_signature, unknown_key, wrong_issuer, wrong_audience, expired, not_yet_valid, insufficient_scope, issuer_unreachable.',
+          help: 'HTTP requests refused for their token, by reason: no_token, wrong_token (static token), malformed, bad_signature, unknown_key, wrong_issuer, wrong_audience, expired, not_yet_valid, insufficient_scope, inactive (introspection), issuer_unreachable.',
           labelNames: ['reason'],
           registers: [registry],
         }),

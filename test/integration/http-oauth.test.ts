@@ -17,7 +17,7 @@ import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectSse, MCP_HEADERS, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, CLI, CLIENT_OPTIONS, failed, ok, textOf } from '../support/mcp.js';
-import { authorizeAs, PUBLIC_CLIENT, READ_SCOPE, REDIRECT_URI, startIssuer, type Issuer } from '../support/oauth-issuer.js';
+import { authorizeAs, CLIENT_SECRET, PUBLIC_CLIENT, READ_SCOPE, REDIRECT_URI, startIssuer, type Issuer } from '../support/oauth-issuer.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
 
 const WEBAPP = `${REPO_PREFIX}webapp`;
@@ -295,6 +295,47 @@ describe("an MCP SDK client's own OAuth support", () => {
       expect(ok<{ repos: { name: string }[] }>(await call(signedIn, 'list_repos', {})).repos.map((r) => r.name)).toEqual([GOSVC]);
     } finally {
       await signedIn.close();
+    }
+  }, 30_000);
+});
+
+describe('opaque access tokens, by introspection (RFC 7662)', () => {
+  it('checks them at the issuer with the server\'s own client, the same scope and audience rules, the same repositories per user', async () => {
+    const server = await startAdapter({
+      zoektUrl: inject('zoektUrl'),
+      env: {
+        ZOEKT_MCP_OAUTH_ISSUER: issuer.url,
+        ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups',
+        ZOEKT_MCP_OAUTH_REPOS_MAP: MAP,
+        ZOEKT_MCP_OAUTH_CLIENT_ID: 'zoekt-mcp',
+        ZOEKT_MCP_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
+      },
+    });
+    const refusal = async (token: string) => {
+      const res = await raw(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: '{}' });
+      return { status: res.status, challenge: String(res.headers['www-authenticate']), text: res.text };
+    };
+    try {
+      const opaque = await issuer.token('agent-opaque', server.url);
+      expect(opaque.split('.')).toHaveLength(1);
+      const client = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${opaque}` } } }));
+      try {
+        expect(ok<{ repos: { name: string }[] }>(await call(client, 'list_repos', {})).repos.map((r) => r.name)).toEqual([GOSVC]);
+      } finally {
+        await client.close();
+      }
+      const made = await refusal('made-up-opaque-token-0123456789abcdef');
+      expect(made.status).toBe(401);
+      expect(made.challenge).toContain('error="invalid_token", error_description="the access token is not active');
+      const elsewhere = await refusal(await issuer.token('agent-opaque', 'https://other.example/mcp'));
+      expect(elsewhere.status).toBe(401);
+      expect(elsewhere.challenge).toContain('not issued for this server');
+      // JWTs are still verified locally.
+      expect((await refusal(await issuer.token('agent-noscope', server.url, 'other'))).status).toBe(403);
+      expect(server.stderr()).not.toContain(opaque);
+    } finally {
+      await server.stop();
     }
   }, 30_000);
 });

@@ -17,12 +17,16 @@ export const CLIENT_SECRET = 'client-secret-0123456789abcdef';
 export const REDIRECT_URI = 'http://127.0.0.1:1/callback';
 
 /** Confidential clients (client_credentials), by id: their groups, their scopes, and the lifetime of their tokens. */
-export const CLIENTS: Record<string, { groups: string[]; scope: string; ttl?: number }> = {
+export const CLIENTS: Record<string, { groups: string[]; scope: string; ttl?: number; opaque?: true }> = {
   'agent-a': { groups: ['team-a'], scope: `${READ_SCOPE} other` },
   'agent-b': { groups: ['team-b'], scope: `${READ_SCOPE} other` },
   'agent-nogroup': { groups: [], scope: READ_SCOPE },
   'agent-noscope': { groups: ['team-a'], scope: 'other' },
   'agent-short': { groups: ['team-a'], scope: READ_SCOPE, ttl: 1 },
+  // Opaque (not JWT) access tokens, which a resource server checks by introspection (RFC 7662).
+  'agent-opaque': { groups: ['team-b'], scope: READ_SCOPE, opaque: true },
+  // The resource server's own client, for the introspection endpoint.
+  'zoekt-mcp': { groups: [], scope: READ_SCOPE },
 };
 /** Accounts that sign in through the authorization code flow, and their groups. */
 export const ACCOUNTS: Record<string, string[]> = { alice: ['team-a'], bob: ['team-b'] };
@@ -82,7 +86,7 @@ function providerFor(issuer: string, key: SigningKey, privateJwk: JWK): Provider
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: false },
+      introspection: { enabled: true, allowedPolicy: () => true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined as unknown as string,
@@ -90,7 +94,7 @@ function providerFor(issuer: string, key: SigningKey, privateJwk: JWK): Provider
         getResourceServerInfo: (ctx, resource, client) => ({
           scope: `${READ_SCOPE} other`,
           audience: resource,
-          accessTokenFormat: 'jwt',
+          accessTokenFormat: CLIENTS[client.clientId]?.opaque ? 'opaque' : 'jwt',
           accessTokenTTL: CLIENTS[client.clientId]?.ttl ?? 300,
           jwt: { sign: { alg: 'RS256' } },
         }),

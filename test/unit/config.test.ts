@@ -140,6 +140,8 @@ describe('loadConfig: HTTP', () => {
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-scope', 'a b'], {}, /--oauth-scope must be one scope token/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups'], {}, /--oauth-repos-claim needs --oauth-repos-map/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-map', 'a=x/*'], {}, /--oauth-repos-map needs --oauth-repos-claim/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-client-id', 'zoekt-mcp'], {}, /--oauth-client-id needs --oauth-client-secret/],
+    [['--http', '--oauth-issuer', 'https://i.example'], { ZOEKT_MCP_OAUTH_CLIENT_SECRET: 'x'.repeat(20) }, /ZOEKT_MCP_OAUTH_CLIENT_SECRET needs --oauth-client-id/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'x/*'], {}, /is not VALUE=GLOB\|GLOB/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=x/*;a=y/*'], {}, /the value "a" is mapped twice/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=[x'], {}, /--oauth-repos-map \(a\)/],
@@ -241,6 +243,8 @@ function signIn(name: string): Record<string, string> {
   if (name === 'oauth-issuer') return {};
   if (name === 'oauth-repos-claim') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_REPOS_MAP: 'team-a=github.com/acme/*' };
   if (name === 'oauth-repos-map') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups' };
+  if (name === 'oauth-client-id') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_CLIENT_SECRET: 's'.repeat(16) };
+  if (name === 'oauth-client-secret') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_CLIENT_ID: 'zoekt-mcp' };
   if (name.startsWith('oauth-')) return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example' };
   return { ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) };
 }
@@ -251,6 +255,8 @@ const validSample: Record<string, string> = {
   'oauth-audience': 'https://mcp.example.com',
   'public-url': 'https://mcp.example.com/',
   'oauth-repos-claim': 'groups',
+  'oauth-client-id': 'zoekt-mcp',
+  'oauth-client-secret': 'introspection-secret-0123',
   'oauth-repos-map': 'team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*',
   'allow-repos': 'github.com/acme/*',
   'auth-token': 'b'.repeat(16),

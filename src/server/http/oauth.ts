@@ -3,7 +3,8 @@
  * HTTP endpoints take and what each caller may read. Tokens are JWT access tokens (RFC 9068) of
  * the configured issuers, checked with jose against the issuer's keys (oauth-keys.ts): the
  * signature under an allowlist of asymmetric algorithms, `iss`, `aud` (this server, RFC 8707),
- * `exp` and `nbf` with a small skew, then the read scope. A token's repository claim, mapped by
+ * `exp` and `nbf` with a small skew, then the read scope; opaque tokens by introspection (RFC
+ * 7662) at the issuer, with this server's own client. A token's repository claim, mapped by
  * the configured table, narrows what its caller reads. Protected Resource Metadata (RFC 9728)
  * tells clients where to get a token. No message, log line or metric carries a token.
  */
@@ -28,6 +29,7 @@ export type Refusal =
   | 'expired'
   | 'not_yet_valid'
   | 'insufficient_scope'
+  | 'inactive'
   | 'issuer_unreachable';
 
 export type OAuthOutcome = { ok: true; caller: Caller } | { ok: false; reason: Refusal; message: string };
@@ -41,11 +43,15 @@ const MAX_SCOPES = 256;
 /** Tokens kept verified: an agent sends one token with each of its calls until it expires. */
 const MAX_VERIFIED = 4096;
 
-/** A token that verified, and what it stands for: valid while its time holds and its issuer's keys are the same. */
+/** How long an introspected token is taken without asking its issuer again: a revoked token is refused within this. */
+const INTROSPECTED_FOR_S = 30;
+
+/** A token that verified, and what it stands for: valid until `until` (seconds), from `nbf`, while its issuer's keys are the same. */
 interface Verified {
-  keys: IssuerKeys;
-  generation: number | undefined;
-  exp: number;
+  /** Set for a JWT: the issuer whose keys verified it, and which fetch of them. */
+  keys?: IssuerKeys;
+  generation?: number | undefined;
+  until: number;
   nbf: number | undefined;
   outcome: OAuthOutcome;
 }
@@ -63,6 +69,7 @@ const MESSAGES: Record<Refusal, string> = {
   expired: 'the access token has expired',
   not_yet_valid: 'the access token is not valid yet (nbf)',
   insufficient_scope: 'the access token lacks the scope this server needs',
+  inactive: 'the access token is not active at its issuer (expired, revoked or unknown to it)',
   issuer_unreachable: "the access token could not be checked: its issuer's metadata or keys could not be read",
 };
 
@@ -129,14 +136,15 @@ export class ResourceServer {
     const kept = this.verified.get(token);
     if (kept) {
       const now = Date.now() / 1000;
-      if (kept.generation === kept.keys.generation() && now < kept.exp + CLOCK_SKEW_S && (kept.nbf === undefined || now >= kept.nbf - CLOCK_SKEW_S)) return kept.outcome;
+      if ((!kept.keys || kept.generation === kept.keys.generation()) && now < kept.until && (kept.nbf === undefined || now >= kept.nbf - CLOCK_SKEW_S)) return kept.outcome;
       this.verified.delete(token);
     }
     let claims: JWTPayload;
     try {
       claims = decodeJwt(token);
     } catch {
-      return this.refuse('malformed');
+      // Not a JWT: an opaque token, which only its issuer can say anything of.
+      return this.o.client ? this.introspect(token) : this.refuse('malformed');
     }
     const keys = typeof claims.iss === 'string' ? this.keys.get(claims.iss) : undefined;
     if (!keys) return this.refuse('wrong_issuer');
@@ -152,10 +160,66 @@ export class ResourceServer {
     } catch (err) {
       return this.refuse(refusalOf(err));
     }
-    const scope = this.callerScope(payload);
-    const outcome: OAuthOutcome = scopesOf(payload).includes(this.scope) ? { ok: true, caller: scope ? { scope } : {} } : this.refuse('insufficient_scope');
-    this.verified.set(token, { keys, generation: keys.generation(), exp: payload.exp!, nbf: payload.nbf, outcome });
+    const outcome = this.grant(payload);
+    this.verified.set(token, { keys, generation: keys.generation(), until: payload.exp! + CLOCK_SKEW_S, nbf: payload.nbf, outcome });
     return outcome;
+  }
+
+  /** What a token whose claims were checked grants: the caller, or 403 without the scope. */
+  private grant(claims: JWTPayload): OAuthOutcome {
+    const scope = this.callerScope(claims);
+    return scopesOf(claims).includes(this.scope) ? { ok: true, caller: scope ? { scope } : {} } : this.refuse('insufficient_scope');
+  }
+
+  /**
+   * An opaque token, by token introspection (RFC 7662) at the issuers that offer it, with this
+   * server's own client. An active answer is checked like a JWT's claims (iss, aud, exp, nbf,
+   * scope, the repository claim) and kept for INTROSPECTED_FOR_S at most.
+   */
+  private async introspect(token: string): Promise<OAuthOutcome> {
+    const client = this.o.client!;
+    const basic = Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64');
+    let offered = false;
+    for (const keys of this.keys.values()) {
+      let endpoint: string | undefined;
+      try {
+        endpoint = (await keys.meta()).introspection_endpoint;
+      } catch {
+        return this.refuse('issuer_unreachable');
+      }
+      if (!endpoint) continue;
+      offered = true;
+      let answer: JWTPayload & { active?: unknown };
+      try {
+        const res = await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+          body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+          signal: AbortSignal.timeout(5_000),
+          redirect: 'error',
+        });
+        if (!res.ok) {
+          await res.body?.cancel();
+          return this.refuse('issuer_unreachable');
+        }
+        answer = (await res.json()) as JWTPayload & { active?: unknown };
+      } catch {
+        return this.refuse('issuer_unreachable');
+      }
+      // Not active here: another issuer may know it.
+      if (answer.active !== true) continue;
+      const now = Date.now() / 1000;
+      if (answer.iss !== undefined && answer.iss !== keys.issuer) return this.refuse('wrong_issuer');
+      const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
+      if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience');
+      if (typeof answer.exp === 'number' && now >= answer.exp + CLOCK_SKEW_S) return this.refuse('expired');
+      if (typeof answer.nbf === 'number' && now < answer.nbf - CLOCK_SKEW_S) return this.refuse('not_yet_valid');
+      const outcome = this.grant(answer);
+      const until = Math.min(now + INTROSPECTED_FOR_S, typeof answer.exp === 'number' ? answer.exp + CLOCK_SKEW_S : Infinity);
+      this.verified.set(token, { until, nbf: typeof answer.nbf === 'number' ? answer.nbf : undefined, outcome });
+      return outcome;
+    }
+    return this.refuse(offered ? 'inactive' : 'malformed');
   }
 
   private refuse(reason: Refusal): OAuthOutcome {
