@@ -193,6 +193,7 @@ describe.each(HELMS)('%s', (_name, bin) => {
       [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com', reposClaim: 'groups' } } }, /auth\.oauth\.reposClaim needs auth\.oauth\.repos/],
       [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com' } }, metrics: { serviceMonitor: { enabled: true } } }, /metrics\.serviceMonitor\.oauth2 must be set with auth\.oauth\.issuers/],
       [{ auth: { oauth: { issuers: ['login.example.com'] } } }, /\/auth\/oauth\/issuers\/0.*does not match pattern/],
+      [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com', clientId: 'zoekt-mcp' } } }, /auth\.oauth\.clientId needs auth\.existingSecret/],
     ];
     for (const [values, says] of refused) {
       const r = template(bin, values);
@@ -329,6 +330,14 @@ describe('the objects', () => {
         { value: 'team-b', globs: ['github.com/acme/b-*'] },
       ],
     });
+    expect(env(adapter, 'ZOEKT_MCP_OAUTH_CLIENT_ID')).toBeUndefined();
+    // The adapter's own client for introspection: its secret from the Secret named, never inlined.
+    const introspecting = container(
+      only(render({ auth: { existingSecret: 'team-mcp-auth', oauth: { ...(OAUTH as { auth: { oauth: object } }).auth.oauth, clientId: 'zoekt-mcp', clientSecretKey: 'introspection' } } }).objects, 'Deployment'),
+      'zoekt-mcp',
+    );
+    expect(envValue(introspecting, 'ZOEKT_MCP_OAUTH_CLIENT_ID')).toBe('zoekt-mcp');
+    expect(env(introspecting, 'ZOEKT_MCP_OAUTH_CLIENT_SECRET')?.valueFrom).toEqual({ secretKeyRef: { name: 'team-mcp-auth', key: 'introspection' } });
     const endpoint = only(objects, 'ServiceMonitor').spec.endpoints[0];
     expect(endpoint.authorization).toBeUndefined();
     expect(endpoint.oauth2).toEqual((OAUTH as { metrics: { serviceMonitor: { oauth2: object } } }).metrics.serviceMonitor.oauth2);
