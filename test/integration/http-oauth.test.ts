@@ -18,7 +18,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectSse, MCP_HEADERS, raw, startAdapter, type Adapter } from '../support/http.js';
 import { call, CLI, CLIENT_OPTIONS, failed, ok, textOf } from '../support/mcp.js';
 import { authorizeAs, CLIENT_SECRET, PUBLIC_CLIENT, READ_SCOPE, REDIRECT_URI, startIssuer, type Issuer } from '../support/oauth-issuer.js';
+import { allPages, attempts } from '../support/scope-attempts.js';
 import { REPO_PREFIX } from '../support/zoekt.js';
+import { RepoScope } from '../../src/search/engine/scope.js';
 
 const WEBAPP = `${REPO_PREFIX}webapp`;
 const GOSVC = `${REPO_PREFIX}gosvc`;
@@ -224,6 +226,31 @@ describe('repositories per user', () => {
       await Promise.all([a.close(), b.close(), none.close()]);
     }
   });
+
+  it("holds against every crafted attempt of --allow-repos's tests, over every page, in the queries Zoekt is sent too", async () => {
+    const a = await connectWith(await issuer.token('agent-a', adapter.url));
+    try {
+      const list = attempts(new RepoScope([WEBAPP]).confine(''));
+      expect(list.length).toBeGreaterThanOrEqual(30);
+      for (const attempt of list) {
+        const label = `${attempt.tool} ${JSON.stringify(attempt.args)}`;
+        const got = await allPages(a, attempt.tool, attempt.args);
+        if (got.error) {
+          expect(attempt.mayFail ?? [], `${label}: ${JSON.stringify(failed(got.error))}`).toContain(failed(got.error).code);
+          continue;
+        }
+        expect([...new Set(got.repos)].filter((r) => r !== WEBAPP), label).toEqual([]);
+        // The query alone keeps Zoekt inside the caller's scope; the check of each answer is a second lock.
+        for (const query of got.queries) {
+          const res = await fetch(`${inject('zoektUrl')}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Q: query, Opts: { MaxDocDisplayCount: 5000 } }) });
+          const files = ((await res.json()) as { Result: { Files: { Repository: string }[] | null } }).Result.Files ?? [];
+          expect([...new Set(files.map((f) => f.Repository))].filter((r) => r !== WEBAPP), `${label}: ${query}`).toEqual([]);
+        }
+      }
+    } finally {
+      await a.close();
+    }
+  }, 120_000);
 
   it('holds for a 2026-07-28 request too', async () => {
     const envelope = {
