@@ -220,7 +220,10 @@ describe('repositories per user', () => {
       expect(stolen.code).toBe('INVALID_CURSOR');
       expect(JSON.stringify(stolen)).not.toContain(WEBAPP);
       // A token whose groups map to nothing reads nothing.
-      expect(ok<{ repos: unknown[] }>(await call(none, 'list_repos', {})).repos).toEqual([]);
+      const nothing = ok<{ repos: unknown[]; hint?: string }>(await call(none, 'list_repos', {}));
+      expect(nothing.repos).toEqual([]);
+      expect(nothing.hint).toContain("the repositories your access token's groups grant");
+      expect(nothing.hint).not.toContain('--allow-repos');
       expect(textOf(await call(none, 'search_code', { query: 'func' }))).not.toMatch(/acme\/(webapp|gosvc)/);
     } finally {
       await Promise.all([a.close(), b.close(), none.close()]);

@@ -22,6 +22,8 @@ export class RepoScope {
   private readonly constraint: string;
   /** The scope this one narrows (the server's, under a caller's): both must allow a repository. */
   private outer?: RepoScope;
+  /** What set this scope, as messages name it: the server's option, or a caller's sign-in. */
+  origin = '--allow-repos';
 
   /** `sources`: the regexes themselves, when not the globs' (then restricted even when empty). */
   constructor(globs: readonly string[], given?: readonly string[]) {
@@ -46,6 +48,7 @@ export class RepoScope {
     scope.outer = this;
     (scope as { tag: readonly string[] }).tag = [...this.tag.map((g) => `outer:${g}`), ...inner.tag];
     if (this.names) scope.names = this.names.filter((n) => scope.allows(n));
+    scope.origin = inner.origin;
     return scope;
   }
 

@@ -243,6 +243,7 @@ export class ResourceServer {
     if (!scope) {
       // No value maps to anything: a scope that allows no repository, never every one.
       scope = globs.length ? new RepoScope(globs) : new RepoScope([], []);
+      scope.origin = `the repositories your access token's ${this.o.reposClaim} grant`;
       if (this.scopes.size >= MAX_SCOPES) this.scopes.delete(this.scopes.keys().next().value!);
       this.scopes.set(key, scope);
     }
