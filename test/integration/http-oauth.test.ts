@@ -381,6 +381,8 @@ describe('an issuer that cannot be read', () => {
       expect(res.headers['retry-after']).toBe('5');
       expect(res.json()).toMatchObject({ error: { data: { code: 'AUTH_UNAVAILABLE' }, message: expect.stringContaining("its issuer's metadata or keys could not be read") } });
       expect(res.text + down.stderr()).not.toContain(forged.split('.')[2]);
+      // The operator is told why, naming the issuer.
+      expect(await down.waitForLog('oauth issuer unreachable: access tokens of it are refused with 503')).toMatchObject({ issuer: 'http://127.0.0.1:1', reason: expect.stringContaining('no metadata of http://127.0.0.1:1') });
     } finally {
       await down.stop();
     }

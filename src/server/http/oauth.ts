@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { OAuthConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
 import { RepoScope } from '../../search/engine/scope.js';
 import type { Caller } from '../caller.js';
 import { sendJson } from './io.js';
@@ -92,9 +93,13 @@ export class ResourceServer {
    */
   private readonly verified = new LRUCache<string, Verified>({ max: MAX_VERIFIED });
 
+  /** When the last warning that an issuer could not be read was logged: one per 5 s at most. */
+  private warnedAt = 0;
+
   constructor(
     private readonly o: OAuthConfig,
     publicUrl: string,
+    private readonly log?: Logger,
   ) {
     this.issuers = o.issuers;
     this.scope = o.scope;
@@ -158,7 +163,9 @@ export class ResourceServer {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      return this.refuse(refusalOf(err));
+      const reason = refusalOf(err);
+      if (reason === 'issuer_unreachable') this.unreachable(keys.issuer, err);
+      return this.refuse(reason);
     }
     const outcome = this.grant(payload);
     this.verified.set(token, { keys, generation: keys.generation(), until: payload.exp! + CLOCK_SKEW_S, nbf: payload.nbf, outcome });
@@ -184,7 +191,8 @@ export class ResourceServer {
       let endpoint: string | undefined;
       try {
         endpoint = (await keys.meta()).introspection_endpoint;
-      } catch {
+      } catch (err) {
+        this.unreachable(keys.issuer, err);
         return this.refuse('issuer_unreachable');
       }
       if (!endpoint) continue;
@@ -200,10 +208,12 @@ export class ResourceServer {
         });
         if (!res.ok) {
           await res.body?.cancel();
+          this.unreachable(keys.issuer, new Error(`its introspection endpoint answered HTTP ${res.status}`));
           return this.refuse('issuer_unreachable');
         }
         answer = (await res.json()) as JWTPayload & { active?: unknown };
-      } catch {
+      } catch (err) {
+        this.unreachable(keys.issuer, err);
         return this.refuse('issuer_unreachable');
       }
       // Not active here: another issuer may know it.
@@ -220,6 +230,13 @@ export class ResourceServer {
       return outcome;
     }
     return this.refuse(offered ? 'inactive' : 'malformed');
+  }
+
+  /** Tells the operator why tokens of an issuer cannot be checked (its metadata or keys), now and then. */
+  private unreachable(issuer: string, err: unknown): void {
+    if (Date.now() - this.warnedAt < 5_000) return;
+    this.warnedAt = Date.now();
+    this.log?.warn('oauth issuer unreachable: access tokens of it are refused with 503', { issuer, reason: err instanceof Error ? err.message : String(err) });
   }
 
   private refuse(reason: Refusal): OAuthOutcome {

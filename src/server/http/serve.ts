@@ -113,7 +113,7 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   if (config.oauth) {
     // Known once bound: without --public-url, the server is named by its bound address.
-    resourceServer = new ResourceServer(config.oauth, config.publicUrl ?? url);
+    resourceServer = new ResourceServer(config.oauth, config.publicUrl ?? url, log);
     for (const [path, route] of metadataRoutes(resourceServer)) routes.set(path, route);
   }
   log.info('serving MCP over HTTP', {
