@@ -19,7 +19,7 @@ const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Mcp-Protocol-Ve
 const CORS_EXPOSE_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
 
 export interface CheckContext {
-  config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins'>;
+  config: Pick<HttpConfig, 'allowedHosts' | 'allowedOrigins' | 'oauth'>;
   checkToken: ((req: IncomingMessage) => AuthOutcome) | undefined;
   /** Resource-server mode: OAuth access tokens instead of the static token. */
   resourceServer?: ResourceServer | undefined;
@@ -85,6 +85,8 @@ const token: Check = (r, ctx) => {
   const { req, route } = r;
   if (!guarded(route)) return undefined;
   if (ctx.resourceServer) return accessToken(r, ctx.resourceServer, ctx);
+  // Resource-server mode whose check is not built yet (it is, once the server is bound): never open.
+  if (ctx.config.oauth) throw new HttpError(503, 'AUTH_UNAVAILABLE', 'the server is starting; retry shortly', { 'retry-after': '1' });
   if (!ctx.checkToken) return undefined;
   const auth = ctx.checkToken(req);
   if (auth.ok) return undefined;
