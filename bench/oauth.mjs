@@ -89,22 +89,29 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of round % 2 ? Object.keys(MODES).reverse() : Object.keys(MODES)) {
       const server = await startHttpServer(CLI, ['--http', '--port', '0'], MODES[mode]);
-      const token = mode === 'static token' ? STATIC_TOKEN : await issuer.token(server.url);
-      const { post, close } = poster(server.url, token);
-      for (const [method, params] of Object.values(CALLS_OF)) for (let i = 0; i < 200; i++) await post(method, params);
-      for (const [name, [method, params]] of Object.entries(CALLS_OF)) {
-        const times = [];
-        const cpu0 = cpuMs(server.pid);
-        for (let i = 0; i < CALLS; i++) {
-          const t = performance.now();
-          await post(method, params);
-          times.push(performance.now() - t);
+      // Stopped whatever happens: a failed call must not leave the server running.
+      try {
+        const token = mode === 'static token' ? STATIC_TOKEN : await issuer.token(server.url);
+        const { post, close } = poster(server.url, token);
+        try {
+          for (const [method, params] of Object.values(CALLS_OF)) for (let i = 0; i < 200; i++) await post(method, params);
+          for (const [name, [method, params]] of Object.entries(CALLS_OF)) {
+            const times = [];
+            const cpu0 = cpuMs(server.pid);
+            for (let i = 0; i < CALLS; i++) {
+              const t = performance.now();
+              await post(method, params);
+              times.push(performance.now() - t);
+            }
+            add(mode, `${name}: p50 (ms)`, median(times));
+            add(mode, `${name}: server CPU per call (ms)`, (cpuMs(server.pid) - cpu0) / CALLS);
+          }
+        } finally {
+          await close();
         }
-        add(mode, `${name}: p50 (ms)`, median(times));
-        add(mode, `${name}: server CPU per call (ms)`, (cpuMs(server.pid) - cpu0) / CALLS);
+      } finally {
+        await server.stop();
       }
-      await close();
-      await server.stop();
       console.error(`bench: round ${round + 1}, ${mode} measured`);
     }
   }
