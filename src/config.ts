@@ -12,6 +12,10 @@ export interface HttpConfig {
   port: number;
   /** When set, /mcp, /sse and /messages need `Authorization: Bearer <token>`. */
   authToken?: string;
+  /** When set, the server is an OAuth 2.1 resource server: it takes access tokens of these issuers (never with authToken). */
+  oauth?: OAuthConfig;
+  /** The URL clients reach the server by (scheme, host, port, any path prefix); absent: the bound address. */
+  publicUrl?: string;
   /** The browser origins that may call; a request whose Origin is not among them gets 403. */
   allowedOrigins: OriginPattern[];
   /** The Host headers the MCP endpoints answer; others get 403 (the probes answer any). */
@@ -36,6 +40,22 @@ export interface HttpConfig {
   maxBatch: number;
   /** What a connection may hold written but not taken by its client, in MiB; past it, a client that takes nothing is cut off. */
   writeBudgetMb: number;
+}
+
+/** Resource-server mode: which access tokens the HTTP endpoints take, and what each may read. */
+export interface OAuthConfig {
+  /** The authorization servers whose tokens are taken, by issuer identifier (their `iss`). */
+  issuers: string[];
+  /** The audience tokens must carry (RFC 8707); absent: the server's public URL. */
+  audience?: string;
+  /** The scope a token needs for the tools and /metrics. */
+  scope: string;
+  /** The token claim whose values name what a caller may read (groups, repos, …); absent: every caller reads what the server may. */
+  reposClaim?: string;
+  /** Each value of that claim and the repository globs it grants; values not listed grant nothing. */
+  reposMap?: { value: string; globs: string[] }[];
+  /** This server's client at the issuers, for token introspection (RFC 7662) of opaque tokens; absent: opaque tokens are refused. */
+  client?: { id: string; secret: string };
 }
 
 export interface Config {
@@ -282,6 +302,74 @@ export const OPTIONS: readonly OptionSpec[] = [
     env: 'ZOEKT_MCP_AUTH_TOKEN',
     default: { text: 'none' },
     description: `require "Authorization: Bearer TOKEN" on /mcp, /sse and /messages; ${MIN_TOKEN_LENGTH}+ printable characters. Prefer the variable: flags show in ps`,
+    group: 'http',
+  },
+  {
+    name: 'oauth-issuer',
+    value: 'URLS',
+    env: 'ZOEKT_MCP_OAUTH_ISSUER',
+    default: { text: 'none' },
+    description:
+      'serve as an OAuth 2.1 resource server taking access tokens of these authorization servers (comma-separated issuer URLs, https but on loopback; keys found through their RFC 8414 or OpenID Connect metadata); not with --auth-token',
+    group: 'http',
+  },
+  {
+    name: 'oauth-audience',
+    value: 'URL',
+    env: 'ZOEKT_MCP_OAUTH_AUDIENCE',
+    default: { text: '--public-url' },
+    description: 'the audience (RFC 8707 resource) an access token must be issued for, and the resource the metadata names',
+    group: 'http',
+  },
+  {
+    name: 'public-url',
+    value: 'URL',
+    env: 'ZOEKT_MCP_PUBLIC_URL',
+    default: { text: 'the bound address, http://HOST:PORT' },
+    description: 'the URL clients reach this server by, e.g. https://mcp.example.com: what the OAuth metadata and WWW-Authenticate point to',
+    group: 'http',
+    field: 'publicUrl',
+    parse: parsePublicUrl,
+  },
+  {
+    name: 'oauth-scope',
+    value: 'NAME',
+    env: 'ZOEKT_MCP_OAUTH_SCOPE',
+    default: { text: 'zoekt:read' },
+    description: 'the scope an access token needs for the tools and /metrics; a token without it gets 403 insufficient_scope',
+    group: 'http',
+  },
+  {
+    name: 'oauth-repos-claim',
+    value: 'CLAIM',
+    env: 'ZOEKT_MCP_OAUTH_REPOS_CLAIM',
+    default: { text: 'none: every token reads what the server may' },
+    description: 'the access-token claim (a string or a list of strings, e.g. groups) whose values --oauth-repos-map turns into the repositories its caller may read',
+    group: 'http',
+  },
+  {
+    name: 'oauth-repos-map',
+    value: 'TABLE',
+    env: 'ZOEKT_MCP_OAUTH_REPOS_MAP',
+    default: { text: 'none' },
+    description:
+      "claim values and the repo globs each grants, VALUE=GLOB|GLOB separated by ';', e.g. team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*; a caller reads the union of its values' globs (within --allow-repos), and a value not listed grants nothing",
+    group: 'http',
+  },
+  {
+    name: 'oauth-client-id',
+    value: 'ID',
+    env: 'ZOEKT_MCP_OAUTH_CLIENT_ID',
+    default: { text: 'none: opaque tokens are refused' },
+    description: "this server's client at the issuers, with --oauth-client-secret: opaque (not JWT) access tokens are then checked at the issuer's introspection endpoint (RFC 7662)",
+    group: 'http',
+  },
+  {
+    name: 'oauth-client-secret',
+    value: 'SECRET',
+    env: 'ZOEKT_MCP_OAUTH_CLIENT_SECRET',
+    default: { text: 'none' },
+    description: 'the secret of --oauth-client-id (HTTP Basic at the introspection endpoint). Prefer the variable: flags show in ps',
     group: 'http',
   },
   {
@@ -661,8 +749,10 @@ function loadHttp(
   // The head is part of the request: a longer wait for it than for the whole would never apply.
   http.headersTimeoutMs = Math.min(http.headersTimeoutMs, http.requestTimeoutMs);
   if (token) http.authToken = parseToken(...token);
+  const oauth = loadOAuth(pick, token);
+  if (oauth) http.oauth = oauth;
   const loopback = isLoopbackHost(http.host);
-  if (!loopback && !http.authToken && !flagOrEnv('insecure-no-auth')) {
+  if (!loopback && !http.authToken && !http.oauth && !flagOrEnv('insecure-no-auth')) {
     throw new Error(
       `refusing to serve ${http.host} (not a loopback address) without --auth-token or ZOEKT_MCP_AUTH_TOKEN; ` +
         'set a token, bind 127.0.0.1, or pass --insecure-no-auth if something in front of it authenticates',
@@ -681,4 +771,91 @@ function loadHttp(
     );
   }
   return http;
+}
+
+/** Resource-server mode from its options, or undefined when no issuer is given. */
+function loadOAuth(pick: (flag: string) => [string, string] | undefined, token: [string, string] | undefined): OAuthConfig | undefined {
+  const issuer = pick('oauth-issuer');
+  const others = ['oauth-audience', 'oauth-scope', 'oauth-repos-claim', 'oauth-repos-map', 'oauth-client-id', 'oauth-client-secret'].map(pick).filter((g) => g !== undefined);
+  if (!issuer) {
+    if (others.length) throw new Error(`${others[0]![1]} needs --oauth-issuer (ZOEKT_MCP_OAUTH_ISSUER): the authorization server whose tokens this server takes`);
+    return undefined;
+  }
+  if (token) {
+    throw new Error(
+      `${token[1]} and ${issuer[1]} are both set: this server takes either one static token (one person) or access tokens of an authorization server (a team), not both; unset one`,
+    );
+  }
+  const oauth: OAuthConfig = { issuers: parseIssuers(...issuer), scope: 'zoekt:read' };
+  const audience = pick('oauth-audience');
+  if (audience) oauth.audience = parseAbsoluteUrl(...audience);
+  const scope = pick('oauth-scope');
+  if (scope) {
+    if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope[0])) throw new Error(`${scope[1]} must be one scope token (printable, no space, quote or backslash), got ${JSON.stringify(scope[0])}`);
+    oauth.scope = scope[0];
+  }
+  const clientId = pick('oauth-client-id');
+  const clientSecret = pick('oauth-client-secret');
+  if (clientId && !clientSecret) throw new Error(`${clientId[1]} needs --oauth-client-secret (ZOEKT_MCP_OAUTH_CLIENT_SECRET): what this server authenticates with at the introspection endpoint`);
+  if (clientSecret && !clientId) throw new Error(`${clientSecret[1]} needs --oauth-client-id (ZOEKT_MCP_OAUTH_CLIENT_ID): the client the secret belongs to`);
+  if (clientId && clientSecret) {
+    if (!/^[\x20-\x7e]+$/.test(clientId[0])) throw new Error(`${clientId[1]} must be printable ASCII, got ${JSON.stringify(clientId[0])}`);
+    if (!/^[\x21-\x7e]+$/.test(clientSecret[0])) throw new Error(`${clientSecret[1]} must be printable ASCII without spaces`);
+    oauth.client = { id: clientId[0], secret: clientSecret[0] };
+  }
+  const claim = pick('oauth-repos-claim');
+  const map = pick('oauth-repos-map');
+  if (claim && !map) throw new Error(`${claim[1]} needs --oauth-repos-map (ZOEKT_MCP_OAUTH_REPOS_MAP): which repositories each value of the claim grants`);
+  if (map && !claim) throw new Error(`${map[1]} needs --oauth-repos-claim (ZOEKT_MCP_OAUTH_REPOS_CLAIM): the token claim whose values it maps`);
+  if (claim && map) {
+    if (!/^[A-Za-z0-9_.:/-]+$/.test(claim[0])) throw new Error(`${claim[1]} must be a claim name (letters, digits, _ . : / -), got ${JSON.stringify(claim[0])}`);
+    oauth.reposClaim = claim[0];
+    oauth.reposMap = parseReposMap(...map);
+  }
+  return oauth;
+}
+
+function parseIssuers(value: string, source: string): string[] {
+  const issuers = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (issuers.length === 0) throw new Error(`${source} names no issuer, got ${JSON.stringify(value)}`);
+  for (const issuer of issuers) {
+    const url = parseAbsoluteUrl(issuer, source);
+    // RFC 8414: an issuer is https, without query or fragment; plain http only on this machine.
+    if (new URL(url).protocol !== 'https:' && !isLoopbackHost(new URL(url).hostname.replace(/^\[|\]$/g, ''))) {
+      throw new Error(`${source}: issuer ${issuer} must be an https URL (http only on a loopback address)`);
+    }
+    if (/[?#]/.test(issuer)) throw new Error(`${source}: issuer ${issuer} has a query or fragment; an issuer identifier has neither`);
+  }
+  return issuers;
+}
+
+function parseAbsoluteUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${source} must be an absolute http(s) URL, got ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${source} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function parsePublicUrl(value: string, source: string): string {
+  parseAbsoluteUrl(value, source);
+  if (/[?#]/.test(value)) throw new Error(`${source} must have no query or fragment, got ${JSON.stringify(value)}`);
+  return value.replace(/\/+$/, '');
+}
+
+function parseReposMap(value: string, source: string): { value: string; globs: string[] }[] {
+  const rows = value.split(';').map((r) => r.trim()).filter(Boolean);
+  if (rows.length === 0) throw new Error(`${source} maps no claim value, got ${JSON.stringify(value)}`);
+  const seen = new Set<string>();
+  return rows.map((row) => {
+    const eq = row.indexOf('=');
+    const key = eq < 0 ? '' : row.slice(0, eq).trim();
+    if (!key) throw new Error(`${source}: ${JSON.stringify(row)} is not VALUE=GLOB|GLOB (e.g. team-a=github.com/acme/a-*|github.com/acme/shared)`);
+    if (seen.has(key)) throw new Error(`${source}: the value ${JSON.stringify(key)} is mapped twice`);
+    seen.add(key);
+    return { value: key, globs: parseRepoGlobs(row.slice(eq + 1).split('|').join(','), `${source} (${key})`) };
+  });
 }

@@ -44,6 +44,7 @@ interface Prometheus {
   errors: import('prom-client').Counter<'tool' | 'code'>;
   inFlight: import('prom-client').Gauge;
   shed: import('prom-client').Counter<'reason'>;
+  authRefusals: import('prom-client').Counter<'reason'>;
 }
 
 export interface ToolLatency {
@@ -63,6 +64,7 @@ export class Metrics {
   private cacheSource: (() => CacheFigures) | undefined;
   private unsentSource: (() => number) | undefined;
   private readonly shedCounts = new Map<string, number>();
+  private readonly authRefusalCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
   private enabling: Promise<Registry> | undefined;
 
@@ -111,6 +113,12 @@ export class Metrics {
   connectionShed(reason: string): void {
     this.shedCounts.set(reason, (this.shedCounts.get(reason) ?? 0) + 1);
     this.prom?.shed.inc({ reason });
+  }
+
+  /** A request refused for its token (no token, bad signature, wrong audience, expired, insufficient scope …), by reason. */
+  authRefused(reason: string): void {
+    this.authRefusalCounts.set(reason, (this.authRefusalCounts.get(reason) ?? 0) + 1);
+    this.prom?.authRefusals.inc({ reason });
   }
 
   /** The bytes HTTP connections hold written but not taken by their clients, read when /metrics asks. */
@@ -172,6 +180,12 @@ export class Metrics {
         errors: new Counter({ name: 'zoekt_mcp_tool_errors_total', help: 'Tool calls that ended in an error, by tool and error code.', labelNames: ['tool', 'code'], registers: [registry] }),
         inFlight: new Gauge({ name: 'zoekt_mcp_tool_calls_in_flight', help: 'Tool calls being answered now.', registers: [registry] }),
         shed: new Counter({ name: 'zoekt_mcp_http_connections_shed_total', help: 'HTTP connections closed or requests refused before reaching a tool, by reason.', labelNames: ['reason'], registers: [registry] }),
+        authRefusals: new Counter({
+          name: 'zoekt_mcp_http_auth_refusals_total',
+          help: 'HTTP requests refused for their token, by reason: no_token, wrong_token (static token), malformed, bad_signature, unknown_key, wrong_issuer, wrong_audience, expired, not_yet_valid, insufficient_scope, inactive (introspection), issuer_unreachable.',
+          labelNames: ['reason'],
+          registers: [registry],
+        }),
       };
       const source = () => this.connectionSource?.();
       new Gauge({
@@ -205,6 +219,7 @@ export class Metrics {
         },
       });
       for (const [reason, n] of this.shedCounts) prom.shed.inc({ reason }, n);
+      for (const [reason, n] of this.authRefusalCounts) prom.authRefusals.inc({ reason }, n);
       prom.cacheLookups.inc({ result: 'hit' }, this.cache.hits);
       prom.cacheLookups.inc({ result: 'miss' }, this.cache.misses);
       prom.inFlight.set(this.calls);

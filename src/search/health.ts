@@ -196,7 +196,7 @@ export async function getHealth(searcher: Searcher, metrics: Metrics): Promise<H
   if (listed?.missing) problems.push(missingBackends(listed.missing));
   if (listed && listed.crashes > 0) problems.push(`${listed.crashes} index shard(s) failed to answer; check Zoekt's log`);
   if (listed && listed.repos.length === 0) {
-    problems.push(searcher.scope.restricted ? `no indexed repository matches --allow-repos ${searcher.scope.describe()}` : 'nothing is indexed yet: run zoekt-git-index or zoekt-index');
+    problems.push(searcher.scope.restricted ? `no indexed repository matches ${searcher.scope.origin} ${searcher.scope.describe()}` : 'nothing is indexed yet: run zoekt-git-index or zoekt-index');
   }
   if (problems.length) {
     out.status = 'degraded';

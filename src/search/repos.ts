@@ -150,7 +150,7 @@ export async function listRepos(searcher: Searcher, args: ListReposArgs, budget:
       args.filter !== undefined
         ? `No indexed repository matches '${args.filter}'${searcher.scope.restricted ? ` within this server's repositories (${searcher.scope.describe()})` : ''}. A bare name matches the last part of a name ('webapp'); a glob with '/' matches whole names ('github.com/acme/*'). Call list_repos without filter to see every name.`
         : searcher.scope.restricted
-          ? `No indexed repository matches this server's --allow-repos (${searcher.scope.describe()}).`
+          ? `No indexed repository matches ${searcher.scope.origin === '--allow-repos' ? "this server's --allow-repos" : searcher.scope.origin} (${searcher.scope.describe()}).`
           : 'Zoekt has no repositories indexed yet: index some (zoekt-git-index or zoekt-index) and check get_health.',
     narrowHint: "Ask for less: a narrower filter ('github.com/acme/*') or a lower limit.",
   });

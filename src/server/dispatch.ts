@@ -15,6 +15,7 @@ import { errorResult, successResult, validationError, type ToolContext } from '.
 import { freshAnswer, freshError, localRefusal } from '../tools/freshness.js';
 import type { ZoektFleet } from '../zoekt/fleet.js';
 import { Admission } from './admission.js';
+import { currentCaller } from './caller.js';
 import type { ToolCatalog } from './catalog.js';
 
 /** A tool's output as it goes out: completed for local mode, its text, and an error to give instead. */
@@ -107,7 +108,10 @@ export class Dispatcher {
       const refused = localRefusal(tool.reads, status);
       if (refused) throw refused;
       if (tool.queued !== false) release = await this.o.admission.enter(signal);
-      const ctx: ToolContext = { zoekt: this.o.zoekt, searcher: this.o.searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
+      // A signed-in caller's repositories narrow the server's, for this call only.
+      const scope = currentCaller()?.scope;
+      const searcher = scope ? this.o.searcher.within(scope) : this.o.searcher;
+      const ctx: ToolContext = { zoekt: this.o.zoekt, searcher, log: this.o.log, signal, metrics: this.o.metrics, local: this.o.local };
       const maxChars = (input as { max_output_chars?: number }).max_output_chars ?? this.o.maxOutputChars;
       // An output as it goes out (with what the local serve command adds after the tool: index
       // ages, partial while a repository waits for its first index), worked out once per output:

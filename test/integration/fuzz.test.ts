@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ERROR_CODES } from '../../src/errors.js';
 import { connectStreamable, MCP_HEADERS, raw, startAdapter, type Adapter } from '../support/http.js';
 import { connectStdio, textOf, type Connected } from '../support/mcp.js';
+import { startIssuer, type Issuer } from '../support/oauth-issuer.js';
+import { REPO_PREFIX } from '../support/zoekt.js';
 
 const SEED = 20261123;
 /** A call answered later than this is a hang: the server's deadline is 3 s. */
@@ -182,5 +184,58 @@ describe('fuzzed tools/call', () => {
       // Still serving afterwards.
       expect((await raw(`${adapter.url}/healthz`)).status).toBe(200);
     });
+  });
+});
+
+describe('fuzzed tools/call, signed in (resource-server mode)', () => {
+  let issuer: Issuer;
+  let adapter: Adapter;
+  let token: string;
+  beforeAll(async () => {
+    issuer = await startIssuer();
+    adapter = await startAdapter({
+      zoektUrl: inject('zoektUrl'),
+      env: { ...ENV, ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups', ZOEKT_MCP_OAUTH_REPOS_MAP: `team-a=${REPO_PREFIX}webapp|${REPO_PREFIX}gosvc` },
+    });
+    token = await issuer.token('agent-a', adapter.url);
+  });
+  afterAll(async () => {
+    await adapter?.stop();
+    await issuer?.stop();
+  });
+
+  it('400 generated calls with a token, each answered in the contract', { timeout: 300_000 }, async () => {
+    const mcp = await connectStreamable(adapter.url, { authorization: `Bearer ${token}` });
+    try {
+      const { problems, counts } = await fuzzCalls(mcp, 400, SEED + 3);
+      console.log('signed-in http outcomes', counts);
+      expect(problems).toEqual([]);
+      expect(counts.ok ?? 0).toBeGreaterThan(75);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('300 generated raw POST bodies and Authorization headers: never a 500, never a hang, never a stack, never the token', async () => {
+    const authorization = fc.oneof(
+      fc.constant(`Bearer ${token}`),
+      fc.string({ maxLength: 40 }).map((s) => `Bearer ${s.replace(/[\r\n]/g, '')}`),
+      fc.constantFrom('Bearer', 'Basic abc', `bearer ${token}x`, `Bearer ${token.split('.').slice(0, 2).join('.')}.`, `Bearer ${token} ${token}`),
+    );
+    const body = fc.oneof(fc.constantFrom('', '{', '[]', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })), fc.string({ maxLength: 50 }));
+    const statuses: Record<number, number> = {};
+    const problems: string[] = [];
+    await fc.assert(
+      fc.asyncProperty(authorization, body, async (auth, b) => {
+        const res = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: auth }, body: b });
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        const leaked = res.text.includes(token.split('.')[2]!) || JSON.stringify(res.headers).includes(token.split('.')[2]!);
+        if (res.status >= 500 || JS_ERROR_TEXT.test(res.text) || leaked) problems.push(`${auth.slice(0, 30)} ${JSON.stringify(b).slice(0, 100)} → ${res.status} ${res.text.slice(0, 200)}`);
+      }),
+      { seed: SEED + 4, numRuns: 300 },
+    );
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(statuses[401] ?? 0).toBeGreaterThan(0);
+    expect(adapter.stderr()).not.toContain(token.split('.')[2]!);
   });
 });

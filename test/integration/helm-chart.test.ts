@@ -139,7 +139,27 @@ const VALUE_SETS: [string, object][] = [
     },
   ],
   ['an existing Secret and ConfigMap', { auth: { existingSecret: 'team-mcp-auth', tokenKey: 'token', cursorSecretKey: 'cursor' }, indexer: { existingConfigMap: 'team-repos', configMapKey: 'repos.txt' } }],
+  [
+    'OAuth sign-in with repositories per team, and a ServiceMonitor with a client of its own',
+    {
+      auth: {
+        oauth: {
+          issuers: ['https://login.example.com/realms/dev'],
+          publicUrl: 'https://mcp.example.com',
+          reposClaim: 'groups',
+          repos: { 'team-b': ['github.com/acme/b-*'], 'team-a': ['github.com/acme/a-*', 'github.com/acme/shared'] },
+        },
+      },
+      metrics: {
+        serviceMonitor: {
+          enabled: true,
+          oauth2: { clientId: { secret: { name: 'prom-oauth', key: 'id' } }, clientSecret: { name: 'prom-oauth', key: 'secret' }, tokenUrl: 'https://login.example.com/realms/dev/token', scopes: ['zoekt:read'] },
+        },
+      },
+    },
+  ],
 ];
+const OAUTH = VALUE_SETS[4]![1];
 const FIVE = VALUE_SETS[2]![1];
 const EXISTING = VALUE_SETS[3]![1];
 
@@ -169,6 +189,11 @@ describe.each(HELMS)('%s', (_name, bin) => {
       [{ adapter: { preStopSleepSeconds: 0 } }, /\/adapter\/preStopSleepSeconds.*minimum/],
       // zoekt-mcp compares Host headers with names, not patterns.
       [{ ingress: { enabled: true, hosts: ['*.example.com'] } }, /\/ingress\/hosts\/0.*does not match pattern/],
+      [{ auth: { oauth: { issuers: ['https://login.example.com'] } } }, /auth\.oauth\.publicUrl must be set with auth\.oauth\.issuers/],
+      [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com', reposClaim: 'groups' } } }, /auth\.oauth\.reposClaim needs auth\.oauth\.repos/],
+      [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com' } }, metrics: { serviceMonitor: { enabled: true } } }, /metrics\.serviceMonitor\.oauth2 must be set with auth\.oauth\.issuers/],
+      [{ auth: { oauth: { issuers: ['login.example.com'] } } }, /\/auth\/oauth\/issuers\/0.*does not match pattern/],
+      [{ auth: { oauth: { issuers: ['https://login.example.com'], publicUrl: 'https://mcp.example.com', clientId: 'zoekt-mcp' } } }, /auth\.oauth\.clientId needs auth\.existingSecret/],
     ];
     for (const [values, says] of refused) {
       const r = template(bin, values);
@@ -278,6 +303,44 @@ describe('the objects', () => {
     expect(volume.configMap.name).toBe('team-repos');
     const mount = container(sts, 'indexer').volumeMounts!.find((m) => m.name === volume.name)!;
     expect(envValue(container(sts, 'indexer'), 'MIRROR_URLS_FILE')).toBe(posix.join(mount.mountPath, 'repos.txt'));
+  });
+
+  it('signs in through the issuers instead of the static token, with a table zoekt-mcp reads as given', async () => {
+    const { objects } = render(OAUTH);
+    const adapter = container(only(objects, 'Deployment'), 'zoekt-mcp');
+    expect(env(adapter, 'ZOEKT_MCP_AUTH_TOKEN')).toBeUndefined();
+    expect(env(adapter, 'ZOEKT_MCP_CURSOR_SECRET')?.valueFrom).toBeDefined();
+    const given = Object.fromEntries((adapter.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+    expect(given).toMatchObject({
+      ZOEKT_MCP_OAUTH_ISSUER: 'https://login.example.com/realms/dev',
+      ZOEKT_MCP_PUBLIC_URL: 'https://mcp.example.com',
+      ZOEKT_MCP_OAUTH_SCOPE: 'zoekt:read',
+      ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups',
+    });
+    // The server's own option parsing takes what the chart wrote.
+    const { loadConfig } = await import('../../src/config.js');
+    const out = loadConfig([], { ...given, ZOEKT_MCP_ALLOWED_HOSTS: 'mcp.example.com' });
+    if (out.kind !== 'run') throw new Error(JSON.stringify(out));
+    expect(out.config.http?.oauth).toEqual({
+      issuers: ['https://login.example.com/realms/dev'],
+      scope: 'zoekt:read',
+      reposClaim: 'groups',
+      reposMap: [
+        { value: 'team-a', globs: ['github.com/acme/a-*', 'github.com/acme/shared'] },
+        { value: 'team-b', globs: ['github.com/acme/b-*'] },
+      ],
+    });
+    expect(env(adapter, 'ZOEKT_MCP_OAUTH_CLIENT_ID')).toBeUndefined();
+    // The adapter's own client for introspection: its secret from the Secret named, never inlined.
+    const introspecting = container(
+      only(render({ auth: { existingSecret: 'team-mcp-auth', oauth: { ...(OAUTH as { auth: { oauth: object } }).auth.oauth, clientId: 'zoekt-mcp', clientSecretKey: 'introspection' } } }).objects, 'Deployment'),
+      'zoekt-mcp',
+    );
+    expect(envValue(introspecting, 'ZOEKT_MCP_OAUTH_CLIENT_ID')).toBe('zoekt-mcp');
+    expect(env(introspecting, 'ZOEKT_MCP_OAUTH_CLIENT_SECRET')?.valueFrom).toEqual({ secretKeyRef: { name: 'team-mcp-auth', key: 'introspection' } });
+    const endpoint = only(objects, 'ServiceMonitor').spec.endpoints[0];
+    expect(endpoint.authorization).toBeUndefined();
+    expect(endpoint.oauth2).toEqual((OAUTH as { metrics: { serviceMonitor: { oauth2: object } } }).metrics.serviceMonitor.oauth2);
   });
 
   it('NetworkPolicies: only the adapter reaches the shards, and only the Ingress controller, the clients named and Prometheus reach the adapter', () => {

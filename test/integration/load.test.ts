@@ -18,6 +18,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectStreamable, startAdapter, type Adapter } from '../support/http.js';
+import { startIssuer, type Issuer } from '../support/oauth-issuer.js';
 import type { Connected, ToolErrorShape } from '../support/mcp.js';
 import { REPO_PREFIX, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
@@ -69,8 +70,13 @@ function classify(result: CallToolResult): Pick<Answer, 'outcome' | 'error' | 'd
  * runs alongside (the fault being injected), with the time since the load began, and the load
  * goes on until 2 s after it ends whenever that is later.
  */
-async function runLoad(url: string, durationMs: number, during: (sinceStart: () => number) => Promise<void> = async () => undefined): Promise<LoadRun> {
-  const clients: Connected[] = await Promise.all(Array.from({ length: CLIENTS }, () => connectStreamable(url)));
+async function runLoad(
+  url: string,
+  durationMs: number,
+  during: (sinceStart: () => number) => Promise<void> = async () => undefined,
+  headers: () => Promise<Record<string, string>> = async () => ({}),
+): Promise<LoadRun> {
+  const clients: Connected[] = await Promise.all(Array.from({ length: CLIENTS }, async () => connectStreamable(url, await headers())));
   const answers: Answer[] = [];
   const t0 = Date.now();
   const since = () => Date.now() - t0;
@@ -213,4 +219,32 @@ describe('under load, with faults', () => {
       await mcp.close();
     }
   }, 90_000);
+});
+
+describe('under load, signed in (resource-server mode)', () => {
+  let issuer: Issuer;
+  let adapter: Adapter;
+
+  beforeAll(async () => {
+    issuer = await startIssuer();
+    adapter = await startAdapter({
+      zoektUrl: inject('zoektUrl'),
+      args: ['--max-in-flight', String(MAX_IN_FLIGHT), '--max-queue', String(MAX_QUEUE), '--timeout-ms', String(DEADLINE_MS)],
+      env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups', ZOEKT_MCP_OAUTH_REPOS_MAP: `team-a=${REPO_PREFIX}*;team-b=${REPO_PREFIX}gosvc` },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await adapter?.stop();
+    await issuer?.stop();
+  });
+
+  it('answers every call of clients with tokens of two users past the admission limits', async () => {
+    let n = 0;
+    // Each client its own token from the issuer, half of them of each user.
+    const run = await runLoad(adapter.url, 3000, undefined, async () => ({ authorization: `Bearer ${await issuer.token(n++ % 2 ? 'agent-a' : 'agent-b', adapter.url)}` }));
+    expectEveryCallAnswered(run, adapter);
+    expect(run.count('ok')).toBeGreaterThan(0);
+    expect(run.count('UNAVAILABLE')).toBe(0);
+  }, 60_000);
 });

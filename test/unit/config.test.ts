@@ -133,8 +133,36 @@ describe('loadConfig: HTTP', () => {
     [[], { ZOEKT_MCP_HTTP: 'maybe' }, /ZOEKT_MCP_HTTP must be true or false/],
     [['--port', '3000'], {}, /--port only applies with --http/],
     [['--auth-token', TOKEN], {}, /--auth-token only applies with --http/],
+    [['--http', '--oauth-issuer', 'https://issuer.example'], { ZOEKT_MCP_AUTH_TOKEN: TOKEN }, /ZOEKT_MCP_AUTH_TOKEN and --oauth-issuer are both set: .*not both/],
+    [['--http', '--oauth-issuer', 'http://issuer.example'], {}, /issuer http:\/\/issuer.example must be an https URL \(http only on a loopback address\)/],
+    [['--http', '--oauth-issuer', 'https://issuer.example?x=1'], {}, /has a query or fragment/],
+    [['--http', '--oauth-scope', 'zoekt:read'], {}, /--oauth-scope needs --oauth-issuer/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-scope', 'a b'], {}, /--oauth-scope must be one scope token/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups'], {}, /--oauth-repos-claim needs --oauth-repos-map/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-map', 'a=x/*'], {}, /--oauth-repos-map needs --oauth-repos-claim/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-client-id', 'zoekt-mcp'], {}, /--oauth-client-id needs --oauth-client-secret/],
+    [['--http', '--oauth-issuer', 'https://i.example'], { ZOEKT_MCP_OAUTH_CLIENT_SECRET: 'x'.repeat(20) }, /ZOEKT_MCP_OAUTH_CLIENT_SECRET needs --oauth-client-id/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'x/*'], {}, /is not VALUE=GLOB\|GLOB/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=x/*;a=y/*'], {}, /the value "a" is mapped twice/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=[x'], {}, /--oauth-repos-map \(a\)/],
   ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
     expect(refused(argv as string[], env as NodeJS.ProcessEnv)).toMatch(reason);
+  });
+
+  it('takes an issuer as the sign-in a non-loopback server needs, and reads the claim mapping into a table', () => {
+    expect(
+      http(['--http', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com', '--oauth-issuer', 'https://issuer.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'team-a=github.com/acme/a-*|github.com/acme/shared; team-b=github.com/acme/b-*']),
+    ).toMatchObject({
+      oauth: {
+        issuers: ['https://issuer.example'],
+        scope: 'zoekt:read',
+        reposClaim: 'groups',
+        reposMap: [
+          { value: 'team-a', globs: ['github.com/acme/a-*', 'github.com/acme/shared'] },
+          { value: 'team-b', globs: ['github.com/acme/b-*'] },
+        ],
+      },
+    });
   });
 
   it('caps the headers timeout at the request timeout: the head is part of the request', () => {
@@ -166,8 +194,8 @@ describe('OPTIONS: the options as data (--help and the option tables of docs/ ar
   it.each(OPTIONS.map((o) => [o.name, o] as const))('--%s is taken, from the flag and from its variable', (_name, o) => {
     const value = o.value ? String(typeof o.default === 'object' ? validSample[o.name] : o.default) : undefined;
     const argv = [...withHttp(o), `--${o.name}`, ...(value === undefined ? [] : [value])];
-    expect(loadConfig(argv, { ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) }).kind, argv.join(' ')).toBe('run');
-    const env = { [o.env]: value ?? '1', ...(o.group === 'http' ? { ZOEKT_MCP_HTTP: '1' } : {}), ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) };
+    expect(loadConfig(argv, { ...signIn(o.name) }).kind, argv.join(' ')).toBe('run');
+    const env = { ...signIn(o.name), [o.env]: value ?? '1', ...(o.group === 'http' ? { ZOEKT_MCP_HTTP: '1' } : {}) };
     expect(loadConfig([], env).kind, JSON.stringify(env)).toBe('run');
   });
 
@@ -207,8 +235,29 @@ describe('OPTIONS: the options as data (--help and the option tables of docs/ ar
   });
 });
 
+/**
+ * What an option is tried with: the static token, or for the resource-server options an issuer
+ * (never both), and the other half of the claim mapping.
+ */
+function signIn(name: string): Record<string, string> {
+  if (name === 'oauth-issuer') return {};
+  if (name === 'oauth-repos-claim') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_REPOS_MAP: 'team-a=github.com/acme/*' };
+  if (name === 'oauth-repos-map') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups' };
+  if (name === 'oauth-client-id') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_CLIENT_SECRET: 's'.repeat(16) };
+  if (name === 'oauth-client-secret') return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example', ZOEKT_MCP_OAUTH_CLIENT_ID: 'zoekt-mcp' };
+  if (name.startsWith('oauth-')) return { ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example' };
+  return { ZOEKT_MCP_AUTH_TOKEN: 'a'.repeat(16) };
+}
+
 /** Values for the options whose default is words, not a value. */
 const validSample: Record<string, string> = {
+  'oauth-issuer': 'https://issuer.example,http://127.0.0.1:8080/realms/dev',
+  'oauth-audience': 'https://mcp.example.com',
+  'public-url': 'https://mcp.example.com/',
+  'oauth-repos-claim': 'groups',
+  'oauth-client-id': 'zoekt-mcp',
+  'oauth-client-secret': 'introspection-secret-0123',
+  'oauth-repos-map': 'team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*',
   'allow-repos': 'github.com/acme/*',
   'auth-token': 'b'.repeat(16),
   'cursor-secret': 'c'.repeat(32),

@@ -11,8 +11,19 @@ import { repoGlobToRegex } from '../../patterns/globs.js';
 export class RepoScope {
   readonly globs: readonly string[];
   readonly restricted: boolean;
+  /**
+   * What tells this scope from another, for cursors and cached answers: its globs, and for a
+   * narrowed scope the outer one's too, so the same globs under another outer scope differ.
+   */
+  readonly tag: readonly string[];
   private readonly regexes: RegExp[];
+  /** The regexes as written, for Zoekt (RegExp.source escapes what RE2 need not see escaped). */
+  private readonly sources: readonly string[];
   private readonly constraint: string;
+  /** The scope this one narrows (the server's, under a caller's): both must allow a repository. */
+  private outer?: RepoScope;
+  /** What set this scope, as messages name it: the server's option, or a caller's sign-in. */
+  origin = '--allow-repos';
 
   /** `sources`: the regexes themselves, when not the globs' (then restricted even when empty). */
   constructor(globs: readonly string[], given?: readonly string[]) {
@@ -20,8 +31,25 @@ export class RepoScope {
     this.globs = globs;
     this.restricted = given !== undefined || globs.length > 0;
     this.regexes = sources.map((re) => new RegExp(re));
+    this.sources = sources;
     // No repository at all: a name no repository has (Zoekt's names are never empty).
     this.constraint = sources.length ? q.render(q.or(...sources.map(q.repo))) : q.render(q.repo('^$'));
+    this.tag = globs;
+  }
+
+  /**
+   * This scope further confined to `inner` (a caller's repositories under the server's
+   * --allow-repos): a repository must be allowed by both, and a query carries both constraints.
+   * Without a restriction of its own, this scope is `inner` itself.
+   */
+  narrow(inner: RepoScope): RepoScope {
+    if (!this.restricted) return inner;
+    const scope = new RepoScope(inner.globs, inner.sources);
+    scope.outer = this;
+    (scope as { tag: readonly string[] }).tag = [...this.tag.map((g) => `outer:${g}`), ...inner.tag];
+    if (this.names) scope.names = this.names.filter((n) => scope.allows(n));
+    scope.origin = inner.origin;
+    return scope;
   }
 
   /** A scope that allows everything, for a server started without --allow-repos. */
@@ -44,7 +72,7 @@ export class RepoScope {
   names?: readonly string[];
 
   allows(repo: string): boolean {
-    return !this.restricted || this.regexes.some((re) => re.test(repo));
+    return (!this.restricted || this.regexes.some((re) => re.test(repo))) && (this.outer?.allows(repo) ?? true);
   }
 
   /**
@@ -53,7 +81,8 @@ export class RepoScope {
    */
   confine(query: string): string {
     if (!this.restricted) return query;
-    return query.trim() === '' ? this.constraint : `${query} ${this.constraint}`;
+    const own = query.trim() === '' ? this.constraint : `${query} ${this.constraint}`;
+    return this.outer ? this.outer.confine(own) : own;
   }
 
   /** FORBIDDEN for a repository outside the scope. */
@@ -72,6 +101,7 @@ export class RepoScope {
   }
 
   describe(): string {
-    return this.globs.map((g) => `'${g}'`).join(', ');
+    const own = this.globs.map((g) => `'${g}'`).join(', ') || 'no repository';
+    return this.outer ? `${own} within ${this.outer.describe()}` : own;
   }
 }

@@ -31,6 +31,9 @@ const ROUNDS_MS = 2_000;
  */
 export const PREFETCH_PAGES = 2;
 
+/** Searchers confined to callers' scopes kept at once (Searcher.within). */
+const MAX_VIEWS = 256;
+
 /** One file of an answer: a path can stand twice when its content differs between branches. */
 export const fileId = (f: FileHit): string => `${f.repo}\u0000${f.path}\u0000${f.version ?? ''}`;
 
@@ -101,6 +104,12 @@ export class Searcher {
   private readonly scopeOf: () => RepoScope;
 
   /** `scope`: fixed (--allow-repos), or read at each use (the local serve command's list, which may change). */
+  private readonly secret: string | Buffer;
+  /** Searchers confined to a caller's repositories, by their scope's tag (see within). */
+  private readonly views = new Map<string, { inner: RepoScope; searcher: Searcher }>();
+  /** Set on a searcher confined to a caller's repositories: before every window cache key. */
+  private keyPrefix = '';
+
   constructor(
     readonly zoekt: ZoektFleet,
     private readonly cache: WindowCache = new WindowCache(),
@@ -110,7 +119,32 @@ export class Searcher {
   ) {
     this.scopeOf = typeof scope === 'function' ? scope : () => scope;
     // Without a given key, cursors are good for this searcher's life.
-    this.cursors = new CursorSigner(cursorSecret ?? randomBytes(32), () => this.scope.globs);
+    this.secret = cursorSecret ?? randomBytes(32);
+    this.cursors = new CursorSigner(this.secret, () => this.scope.tag);
+  }
+
+  /**
+   * This searcher confined further to `inner`, a caller's repositories (a signed-in user's): the
+   * same backends, cache memory and cursor key, a scope that both allow, cursors bound to it, and
+   * window cache keys of its own, so no answer kept for one scope is served in another. Kept per
+   * scope (a few hundred at most), so what a searcher keeps per scope outlives the call.
+   */
+  within(inner: RepoScope): Searcher {
+    const key = JSON.stringify(inner.tag);
+    const kept = this.views.get(key);
+    if (kept) return kept.searcher;
+    // Narrowed again only when the outer scope changes (the local serve command's list).
+    let made: { outer: RepoScope; scope: RepoScope } | undefined;
+    const narrowed = () => {
+      const outer = this.scope;
+      if (made?.outer !== outer) made = { outer, scope: outer.narrow(inner) };
+      return made.scope;
+    };
+    const searcher = new Searcher(this.zoekt, this.cache, narrowed, this.walkLimits, this.secret);
+    searcher.keyPrefix = `scope\u0000${key}\u0000`;
+    if (this.views.size >= MAX_VIEWS) this.views.delete(this.views.keys().next().value!);
+    this.views.set(key, { inner, searcher });
+    return searcher;
   }
 
   /** The repositories every answer is confined to, now. */
@@ -140,7 +174,7 @@ export class Searcher {
   }
 
   async window(req: WindowRequest & { repos?: string[] }): Promise<Window> {
-    const key = windowKey(req);
+    const key = this.keyPrefix + windowKey(req);
     const cached = req.fresh || req.once ? undefined : this.cache.get(key, req.size);
     if (cached) return cached;
     // A ranked window goes in rounds; a listing or a block of given files is one request.
@@ -288,7 +322,7 @@ export class Searcher {
 
   /** The cached window of a query, whatever its size, if any. */
   peek(req: Omit<WindowRequest, 'size'>): Window | undefined {
-    return req.fresh ? undefined : this.cache.peek(windowKey(req));
+    return req.fresh ? undefined : this.cache.peek(this.keyPrefix + windowKey(req));
   }
 
   /**

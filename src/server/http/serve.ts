@@ -9,12 +9,14 @@ import type { AddressInfo } from 'node:net';
 import type { HttpConfig } from '../../config.js';
 import { serverFactory, type ServerHost } from '../factory.js';
 import { bearerChecker } from './auth.js';
+import { asCaller } from '../caller.js';
 import { admit } from './checks.js';
 import { limitConnections, serverTimeouts } from './connections.js';
 import { drainer, listen } from './drain.js';
 import { HttpError, sendError, sendJson, sendJsonText } from './io.js';
 import { JsonRpcBodyError } from '../jsonrpc-body.js';
 import { mcpRoutes } from './mcp-endpoints.js';
+import { metadataRoutes, ResourceServer } from './oauth.js';
 import { probeRoutes } from './probes.js';
 import { MCP_PATHS, type Route } from './routes.js';
 import { SseSessions } from './sse.js';
@@ -53,7 +55,16 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
   const connections = limitConnections(server, config, log, runtime.metrics);
   const { draining, shutdown } = drainer(server, inFlight, sse, runtime.metrics, config, log);
   const routes = new Map<string, Route>([...(await probeRoutes(runtime, started, draining)), ...mcpRoutes(runtime, factory, sse, config, log)]);
-  const checks = { config, checkToken: config.authToken === undefined ? undefined : bearerChecker(config.authToken), draining };
+  let resourceServer: ResourceServer | undefined;
+  const checks = {
+    config,
+    checkToken: config.authToken === undefined ? undefined : bearerChecker(config.authToken),
+    get resourceServer() {
+      return resourceServer;
+    },
+    refused: (reason: string) => runtime.metrics.authRefused(reason),
+    draining,
+  };
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const id = ++nextId;
@@ -73,8 +84,9 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
     try {
       // The connection cap first (503), then the checks of checks.ts.
       connections.arrived(req, res, routes.get(url.pathname)?.mcp ?? true);
-      const route = admit(req, res, url.pathname, routes, checks);
-      if (route) await route.handler(req, res, url);
+      const admitted = await admit(req, res, url.pathname, routes, checks);
+      // The handler runs as its caller: every tool call it carries sees the caller's repositories.
+      if (admitted) await asCaller(admitted.caller, () => admitted.route.handler(req, res, url));
     } catch (err) {
       // A slow request closed by a timeout, or a client that went away: nobody to answer.
       if (res.destroyed) {
@@ -99,13 +111,19 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
   await listen(server, config.host, config.port);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (config.oauth) {
+    // Known once bound: without --public-url, the server is named by its bound address.
+    resourceServer = new ResourceServer(config.oauth, config.publicUrl ?? url, log);
+    for (const [path, route] of metadataRoutes(resourceServer)) routes.set(path, route);
+  }
   log.info('serving MCP over HTTP', {
     url,
     host: address.address,
     port: address.port,
     streamable_http: `${url}/mcp`,
     sse: `${url}/sse`,
-    auth: checks.checkToken ? 'bearer' : 'none',
+    auth: resourceServer ? 'oauth' : checks.checkToken ? 'bearer' : 'none',
+    ...(resourceServer ? { oauth_issuers: resourceServer.issuers, oauth_resource: resourceServer.resource, oauth_metadata: resourceServer.metadataUrl } : {}),
     allowed_hosts: config.allowedHosts.map((h) => h.text),
     max_connections: config.maxConnections,
     max_unfinished: config.maxUnfinished,

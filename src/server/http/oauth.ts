@@ -1,0 +1,313 @@
+/**
+ * The OAuth 2.1 resource server of the MCP authorization specification: which access tokens the
+ * HTTP endpoints take and what each caller may read. Tokens are JWT access tokens (RFC 9068) of
+ * the configured issuers, checked with jose against the issuer's keys (oauth-keys.ts): the
+ * signature under an allowlist of asymmetric algorithms, `iss`, `aud` (this server, RFC 8707),
+ * `exp` and `nbf` with a small skew, then the read scope; opaque tokens by introspection (RFC
+ * 7662) at the issuer, with this server's own client. A token's repository claim, mapped by
+ * the configured table, narrows what its caller reads. Protected Resource Metadata (RFC 9728)
+ * tells clients where to get a token. No message, log line or metric carries a token.
+ */
+import type { IncomingMessage } from 'node:http';
+import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import type { OAuthConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { RepoScope } from '../../search/engine/scope.js';
+import type { Caller } from '../caller.js';
+import { sendJson } from './io.js';
+import { IssuerKeys, IssuerUnreachable } from './oauth-keys.js';
+import type { Route } from './routes.js';
+
+/** Why a request was refused, as /metrics counts it. */
+export type Refusal =
+  | 'no_token'
+  | 'malformed'
+  | 'bad_signature'
+  | 'unknown_key'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'insufficient_scope'
+  | 'inactive'
+  | 'issuer_unreachable';
+
+export type OAuthOutcome = { ok: true; caller: Caller } | { ok: false; reason: Refusal; message: string };
+
+/** Asymmetric algorithms only: an HMAC or `none` token is refused whatever its key id says. */
+export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+/** Clock difference allowed between the issuer and this server, for exp and nbf (seconds). */
+export const CLOCK_SKEW_S = 5;
+/** Scopes of callers kept at once (each compiled once, and each a searcher view of its own). */
+const MAX_SCOPES = 256;
+/** Tokens kept verified: an agent sends one token with each of its calls until it expires. */
+const MAX_VERIFIED = 4096;
+
+/** How long an introspected token is taken without asking its issuer again: a revoked token is refused within this. */
+const INTROSPECTED_FOR_S = 30;
+
+/** A token that verified, and what it stands for: valid until `until` (seconds), from `nbf`, while its issuer's keys are the same. */
+interface Verified {
+  /** Set for a JWT: the issuer whose keys verified it, and which fetch of them. */
+  keys?: IssuerKeys;
+  generation?: number | undefined;
+  until: number;
+  nbf: number | undefined;
+  outcome: OAuthOutcome;
+}
+
+export const METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** What the token check says to a refused request, without the token. */
+const MESSAGES: Record<Refusal, string> = {
+  no_token: 'this server needs an OAuth access token: Authorization: Bearer <access token>',
+  malformed: 'the bearer token is not a JWT access token (RFC 9068) this server can read',
+  bad_signature: "the access token's signature does not verify with its issuer's keys (or uses an algorithm this server does not take)",
+  unknown_key: "the access token is signed with a key its issuer does not publish",
+  wrong_issuer: 'the access token was issued by an authorization server this server does not trust',
+  wrong_audience: 'the access token was not issued for this server (its audience is another resource)',
+  expired: 'the access token has expired',
+  not_yet_valid: 'the access token is not valid yet (nbf)',
+  insufficient_scope: 'the access token lacks the scope this server needs',
+  inactive: 'the access token is not active at its issuer (expired, revoked or unknown to it)',
+  issuer_unreachable: "the access token could not be checked: its issuer's metadata or keys could not be read",
+};
+
+export class ResourceServer {
+  readonly issuers: readonly string[];
+  readonly scope: string;
+  /** The audience tokens must carry, and the resource the metadata names. */
+  readonly resource: string;
+  /** Where the metadata of the MCP endpoint is: what a 401 points a client to. */
+  readonly metadataUrl: string;
+  private readonly audiences: string[];
+  private readonly keys = new Map<string, IssuerKeys>();
+  private readonly scopes = new Map<string, RepoScope>();
+  private readonly reposMap: Map<string, string[]> | undefined;
+  /**
+   * Tokens verified, by their text: a token seen again is not verified again (the signature check
+   * is most of what a checked call costs) while it is within exp and nbf and its issuer's key set
+   * has not been fetched again since. Only tokens that verified are kept, so unknown or forged
+   * ones cannot evict each other's way past the bound.
+   */
+  private readonly verified = new LRUCache<string, Verified>({ max: MAX_VERIFIED });
+
+  /** When the last warning that an issuer could not be read was logged: one per 5 s at most. */
+  private warnedAt = 0;
+
+  constructor(
+    private readonly o: OAuthConfig,
+    publicUrl: string,
+    private readonly log?: Logger,
+  ) {
+    this.issuers = o.issuers;
+    this.scope = o.scope;
+    this.resource = o.audience ?? publicUrl;
+    // `https://mcp.example.com` and `https://mcp.example.com/` name one resource: clients send either.
+    const bare = this.resource.replace(/\/+$/, '');
+    this.audiences = [bare, `${bare}/`];
+    this.metadataUrl = `${publicUrl.replace(/\/+$/, '')}${METADATA_PATH}/mcp`;
+    for (const issuer of o.issuers) this.keys.set(issuer, new IssuerKeys(issuer));
+    this.reposMap = o.reposMap && new Map(o.reposMap.map((r) => [r.value, r.globs]));
+  }
+
+  /** Protected Resource Metadata (RFC 9728) for this server. */
+  metadata(): Record<string, unknown> {
+    return {
+      resource: this.resource,
+      authorization_servers: this.issuers,
+      scopes_supported: [this.scope],
+      bearer_methods_supported: ['header'],
+      resource_name: 'zoekt-mcp',
+    };
+  }
+
+  /** The WWW-Authenticate challenge for a refusal (RFC 6750 section 3, RFC 9728 section 5.1). */
+  challenge(reason: Refusal): string {
+    const meta = `resource_metadata="${this.metadataUrl}"`;
+    if (reason === 'no_token') return `Bearer ${meta}, scope="${this.scope}"`;
+    if (reason === 'insufficient_scope') return `Bearer error="insufficient_scope", scope="${this.scope}", error_description="${MESSAGES[reason]}", ${meta}`;
+    return `Bearer error="invalid_token", error_description="${MESSAGES[reason].replace(/"/g, "'")}", ${meta}`;
+  }
+
+  /** The caller a request's access token stands for, or why it is refused. */
+  async check(req: IncomingMessage): Promise<OAuthOutcome> {
+    const header = req.headers.authorization;
+    if (header === undefined) return this.refuse('no_token');
+    const m = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(header);
+    if (!m) return this.refuse('malformed');
+    const token = m[1]!;
+    const kept = this.verified.get(token);
+    if (kept) {
+      const now = Date.now() / 1000;
+      if ((!kept.keys || kept.generation === kept.keys.generation()) && now < kept.until && (kept.nbf === undefined || now >= kept.nbf - CLOCK_SKEW_S)) return kept.outcome;
+      this.verified.delete(token);
+    }
+    let claims: JWTPayload;
+    try {
+      claims = decodeJwt(token);
+    } catch {
+      // Not a JWT: an opaque token, which only its issuer can say anything of.
+      return this.o.client ? this.introspect(token) : this.refuse('malformed');
+    }
+    const keys = typeof claims.iss === 'string' ? this.keys.get(claims.iss) : undefined;
+    if (!keys) return this.refuse('wrong_issuer');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, await keys.keys(), {
+        issuer: keys.issuer,
+        audience: this.audiences,
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_SKEW_S,
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      const reason = refusalOf(err);
+      if (reason === 'issuer_unreachable') this.unreachable(keys.issuer, err);
+      return this.refuse(reason);
+    }
+    const outcome = this.grant(payload);
+    this.verified.set(token, { keys, generation: keys.generation(), until: payload.exp! + CLOCK_SKEW_S, nbf: payload.nbf, outcome });
+    return outcome;
+  }
+
+  /** What a token whose claims were checked grants: the caller, or 403 without the scope. */
+  private grant(claims: JWTPayload): OAuthOutcome {
+    const scope = this.callerScope(claims);
+    return scopesOf(claims).includes(this.scope) ? { ok: true, caller: scope ? { scope } : {} } : this.refuse('insufficient_scope');
+  }
+
+  /**
+   * An opaque token, by token introspection (RFC 7662) at the issuers that offer it, with this
+   * server's own client. An active answer is checked like a JWT's claims (iss, aud, exp, nbf,
+   * scope, the repository claim) and kept for INTROSPECTED_FOR_S at most.
+   */
+  private async introspect(token: string): Promise<OAuthOutcome> {
+    const client = this.o.client!;
+    const basic = Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64');
+    let offered = false;
+    for (const keys of this.keys.values()) {
+      let endpoint: string | undefined;
+      try {
+        endpoint = (await keys.meta()).introspection_endpoint;
+      } catch (err) {
+        this.unreachable(keys.issuer, err);
+        return this.refuse('issuer_unreachable');
+      }
+      if (!endpoint) continue;
+      offered = true;
+      let answer: JWTPayload & { active?: unknown };
+      try {
+        const res = await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+          body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+          signal: AbortSignal.timeout(5_000),
+          redirect: 'error',
+        });
+        if (!res.ok) {
+          await res.body?.cancel();
+          this.unreachable(keys.issuer, new Error(`its introspection endpoint answered HTTP ${res.status}`));
+          return this.refuse('issuer_unreachable');
+        }
+        answer = (await res.json()) as JWTPayload & { active?: unknown };
+      } catch (err) {
+        this.unreachable(keys.issuer, err);
+        return this.refuse('issuer_unreachable');
+      }
+      // Not active here: another issuer may know it.
+      if (answer.active !== true) continue;
+      const now = Date.now() / 1000;
+      if (answer.iss !== undefined && answer.iss !== keys.issuer) return this.refuse('wrong_issuer');
+      const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
+      if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience');
+      if (typeof answer.exp === 'number' && now >= answer.exp + CLOCK_SKEW_S) return this.refuse('expired');
+      if (typeof answer.nbf === 'number' && now < answer.nbf - CLOCK_SKEW_S) return this.refuse('not_yet_valid');
+      const outcome = this.grant(answer);
+      const until = Math.min(now + INTROSPECTED_FOR_S, typeof answer.exp === 'number' ? answer.exp + CLOCK_SKEW_S : Infinity);
+      this.verified.set(token, { until, nbf: typeof answer.nbf === 'number' ? answer.nbf : undefined, outcome });
+      return outcome;
+    }
+    return this.refuse(offered ? 'inactive' : 'malformed');
+  }
+
+  /** Tells the operator why tokens of an issuer cannot be checked (its metadata or keys), now and then. */
+  private unreachable(issuer: string, err: unknown): void {
+    if (Date.now() - this.warnedAt < 5_000) return;
+    this.warnedAt = Date.now();
+    this.log?.warn('oauth issuer unreachable: access tokens of it are refused with 503', { issuer, reason: err instanceof Error ? err.message : String(err) });
+  }
+
+  private refuse(reason: Refusal): OAuthOutcome {
+    let message = MESSAGES[reason];
+    if (reason === 'no_token') message += `; this server's metadata (${this.metadataUrl}) names the authorization server to get one from, with the scope ${this.scope}`;
+    else if (reason === 'insufficient_scope') message += `: ${this.scope}; ask the authorization server for a token with it`;
+    else if (reason === 'wrong_audience') message += `; ask for a token with resource=${this.resource}`;
+    else if (reason === 'wrong_issuer') message += `; it takes tokens of ${this.issuers.join(', ')}`;
+    else if (reason !== 'issuer_unreachable') message += '; get a new token from the authorization server';
+    return { ok: false, reason, message };
+  }
+
+  /** The repositories a token's claim grants, when a claim is configured: the union of its values' globs. */
+  private callerScope(payload: JWTPayload): RepoScope | undefined {
+    if (!this.o.reposClaim || !this.reposMap) return undefined;
+    const value = payload[this.o.reposClaim];
+    const values = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+    const globs = [...new Set(values.flatMap((v) => this.reposMap!.get(v) ?? []))].sort();
+    const key = JSON.stringify(globs);
+    let scope = this.scopes.get(key);
+    if (!scope) {
+      // No value maps to anything: a scope that allows no repository, never every one.
+      scope = globs.length ? new RepoScope(globs) : new RepoScope([], []);
+      scope.origin = `the repositories your access token's ${this.o.reposClaim} grant`;
+      if (this.scopes.size >= MAX_SCOPES) this.scopes.delete(this.scopes.keys().next().value!);
+      this.scopes.set(key, scope);
+    }
+    return scope;
+  }
+}
+
+/** The scopes a token grants: `scope` (RFC 9068, space-separated) or `scp` (a list, as some issuers write it). */
+function scopesOf(payload: JWTPayload): string[] {
+  if (typeof payload.scope === 'string') return payload.scope.split(' ');
+  const scp = (payload as { scp?: unknown }).scp;
+  if (Array.isArray(scp)) return scp.filter((s): s is string => typeof s === 'string');
+  if (typeof scp === 'string') return scp.split(' ');
+  return [];
+}
+
+function refusalOf(err: unknown): Refusal {
+  if (err instanceof IssuerUnreachable) return 'issuer_unreachable';
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf') return 'not_yet_valid';
+    if (err.claim === 'aud') return 'wrong_audience';
+    if (err.claim === 'iss') return 'wrong_issuer';
+    return 'malformed';
+  }
+  if (err instanceof errors.JWKSNoMatchingKey) return 'unknown_key';
+  if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JOSEAlgNotAllowed) return 'bad_signature';
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return 'issuer_unreachable';
+  if (err instanceof errors.JOSEError) return 'malformed';
+  // A fetch of the key set that failed (connection refused, a non-200 answer).
+  return 'issuer_unreachable';
+}
+
+/**
+ * The metadata routes: RFC 9728's well-known path, and its form suffixed with the MCP endpoint's
+ * path, which clients ask first. Open to every caller and Host, like the probes: a client reads
+ * them before it has a token.
+ */
+export function metadataRoutes(rs: ResourceServer): [string, Route][] {
+  const route: Route = {
+    methods: ['GET', 'HEAD'],
+    mcp: false,
+    handler: async (_req, res) => sendJson(res, 200, rs.metadata(), { 'cache-control': 'max-age=3600' }),
+  };
+  return [
+    [METADATA_PATH, route],
+    [`${METADATA_PATH}/mcp`, route],
+    [`${METADATA_PATH}/sse`, route],
+  ];
+}

@@ -1,0 +1,403 @@
+/**
+ * Resource-server mode (--oauth-issuer) against a real authorization server: oidc-provider on
+ * 127.0.0.1 (test/support/oauth-issuer.ts) issues the JWT access tokens, by client_credentials and
+ * by the authorization code flow an MCP SDK client runs itself. The tokens a real issuer cannot
+ * give by definition (alg none, HMAC signed with the issuer's public key, another issuer, a key
+ * the issuer does not publish, a future nbf) are forged from a real issued token by altering and
+ * re-signing it: that tests the verifier against forgeries; every valid token comes from the issuer.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectSse, MCP_HEADERS, raw, startAdapter, type Adapter } from '../support/http.js';
+import { call, CLI, CLIENT_OPTIONS, failed, ok, textOf } from '../support/mcp.js';
+import { authorizeAs, CLIENT_SECRET, PUBLIC_CLIENT, READ_SCOPE, REDIRECT_URI, startIssuer, type Issuer } from '../support/oauth-issuer.js';
+import { allPages, attempts } from '../support/scope-attempts.js';
+import { REPO_PREFIX } from '../support/zoekt.js';
+import { RepoScope } from '../../src/search/engine/scope.js';
+
+const WEBAPP = `${REPO_PREFIX}webapp`;
+const GOSVC = `${REPO_PREFIX}gosvc`;
+const MAP = `team-a=${WEBAPP};team-b=${GOSVC}`;
+
+let issuer: Issuer;
+let adapter: Adapter;
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  adapter = await startAdapter({
+    zoektUrl: inject('zoektUrl'),
+    env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups', ZOEKT_MCP_OAUTH_REPOS_MAP: MAP },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await adapter?.stop();
+  await issuer?.stop();
+});
+
+const post = (token: string | undefined, body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })) =>
+  raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+
+async function connectWith(token: string): Promise<Client> {
+  const client = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${adapter.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** A real token's claims, altered, re-signed by `sign`. */
+async function forge(token: string, change: Record<string, unknown>, header: Record<string, unknown>, key: Parameters<SignJWT['sign']>[0]): Promise<string> {
+  const claims = { ...decodeJwt(token), ...change };
+  return new SignJWT(claims).setProtectedHeader({ ...decodeProtectedHeader(token), ...header } as never).sign(key);
+}
+
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+async function refusals(): Promise<Record<string, number>> {
+  const token = await issuer.token('agent-a', adapter.url);
+  const text = (await raw(`${adapter.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text;
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^zoekt_mcp_http_auth_refusals_total\{reason="(\w+)"\} (\d+)/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+describe('resource-server mode', () => {
+  it('answers without a token 401 with the challenge that leads to its metadata, and the metadata to the issuer', async () => {
+    const res = await post(undefined);
+    expect(res.status).toBe(401);
+    const challenge = String(res.headers['www-authenticate']);
+    expect(challenge).toBe(`Bearer resource_metadata="${adapter.url}/.well-known/oauth-protected-resource/mcp", scope="${READ_SCOPE}"`);
+    expect(res.json()).toMatchObject({ error: { code: -32001, data: { code: 'UNAUTHORIZED' } } });
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const meta = await raw(`${adapter.url}${path}`);
+      expect(meta.status).toBe(200);
+      expect(meta.json()).toEqual({
+        resource: adapter.url,
+        authorization_servers: [issuer.url],
+        scopes_supported: [READ_SCOPE],
+        bearer_methods_supported: ['header'],
+        resource_name: 'zoekt-mcp',
+      });
+    }
+  });
+
+  it('takes a token the issuer gave for this server and answers tool calls with it', async () => {
+    const client = await connectWith(await issuer.token('agent-a', adapter.url));
+    try {
+      const repos = ok<{ repos: { name: string }[] }>(await call(client, 'list_repos', {}));
+      expect(repos.repos.map((r) => r.name)).toEqual([WEBAPP]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses each bad token with its status, challenge and reason, and never logs or echoes a token', async () => {
+    const good = await issuer.token('agent-a', adapter.url);
+    const { privateKey: strangerKey } = await generateKeyPair('RS256');
+    const publicJwk = issuer.key().publicJwk;
+    const [h, p] = good.split('.');
+    const cases: { name: string; token: string; status: number; error: string; reason: string }[] = [
+      { name: 'wrong audience (a real token for another resource)', token: await issuer.token('agent-a', 'https://other.example/mcp'), status: 401, error: 'invalid_token', reason: 'wrong_audience' },
+      { name: 'missing scope (a real token without zoekt:read)', token: await issuer.token('agent-noscope', adapter.url, 'other'), status: 403, error: 'insufficient_scope', reason: 'insufficient_scope' },
+      // Forged from the real token: re-signed with the issuer's own key, with a future nbf.
+      { name: 'not yet valid', token: await forge(good, { nbf: Math.floor(Date.now() / 1000) + 600 }, {}, issuer.key().privateKey), status: 401, error: 'invalid_token', reason: 'not_yet_valid' },
+      // Forged: another issuer's name, signed with the real key.
+      { name: 'wrong issuer', token: await forge(good, { iss: 'http://127.0.0.1:1' }, {}, issuer.key().privateKey), status: 401, error: 'invalid_token', reason: 'wrong_issuer' },
+      // Forged: signed with a key the issuer does not publish, under a key id it does not have.
+      { name: 'unknown key', token: await forge(good, {}, { kid: 'not-published' }, strangerKey), status: 401, error: 'invalid_token', reason: 'unknown_key' },
+      // Forged: the real key id, signed with a stranger's key.
+      { name: 'bad signature', token: await forge(good, {}, {}, strangerKey), status: 401, error: 'invalid_token', reason: 'bad_signature' },
+      { name: 'alg none', token: `${b64({ alg: 'none', typ: 'at+jwt' })}.${p}.`, status: 401, error: 'invalid_token', reason: 'bad_signature' },
+      {
+        name: 'HMAC signed with the public key',
+        token: (() => {
+          const head = b64({ alg: 'HS256', typ: 'at+jwt', kid: publicJwk.kid });
+          const mac = createHmac('sha256', JSON.stringify(publicJwk)).update(`${head}.${p}`).digest('base64url');
+          return `${head}.${p}.${mac}`;
+        })(),
+        status: 401,
+        error: 'invalid_token',
+        reason: 'bad_signature',
+      },
+      { name: 'not a JWT', token: 'opaque-token-0123456789', status: 401, error: 'invalid_token', reason: 'malformed' },
+      { name: 'altered claims', token: `${h}.${b64({ ...decodeJwt(good), groups: ['team-b'] })}.${good.split('.')[2]}`, status: 401, error: 'invalid_token', reason: 'bad_signature' },
+    ];
+    const before = await refusals();
+    const counted: Record<string, number> = {};
+    for (const c of cases) {
+      const res = await post(c.token);
+      expect(res.status, c.name).toBe(c.status);
+      const challenge = String(res.headers['www-authenticate']);
+      expect(challenge, c.name).toContain(`error="${c.error}"`);
+      expect(challenge, c.name).toContain(`resource_metadata="${adapter.url}/.well-known/oauth-protected-resource/mcp"`);
+      if (c.status === 403) expect(challenge).toContain(`scope="${READ_SCOPE}"`);
+      expect(res.text, c.name).not.toContain(c.token.split('.')[1] || c.token);
+      counted[c.reason] = (counted[c.reason] ?? 0) + 1;
+    }
+    // Left alone, the issuer signs, and the server takes, tokens again.
+    expect((await post(good)).status).toBe(200);
+    const after = await refusals();
+    for (const [reason, n] of Object.entries(counted)) expect(after[reason] ?? 0, reason).toBe((before[reason] ?? 0) + n);
+    const logs = adapter.stderr();
+    for (const c of cases) expect(logs).not.toContain(c.token.split('.')[1] || c.token);
+    expect(logs).not.toContain(good.split('.')[2]);
+  });
+
+  it('refuses an expired token the issuer gave', async () => {
+    const token = await issuer.token('agent-short', adapter.url);
+    expect((await post(token)).status).toBe(200);
+    // Its lifetime (1 s) and the allowed clock skew (5 s) pass.
+    await new Promise((r) => setTimeout(r, 6_500));
+    const res = await post(token);
+    expect(res.status).toBe(401);
+    expect(String(res.headers['www-authenticate'])).toContain('error="invalid_token", error_description="the access token has expired"');
+  }, 20_000);
+
+  it('fetches the key set again at most once per cooldown, whatever the unknown key ids', async () => {
+    const good = await issuer.token('agent-a', adapter.url);
+    const { privateKey } = await generateKeyPair('RS256');
+    const fetchesBefore = issuer.jwksFetches();
+    const answers = await Promise.all(Array.from({ length: 60 }, async (_, i) => (await post(await forge(good, {}, { kid: `flood-${i}` }, privateKey))).status));
+    expect(new Set(answers)).toEqual(new Set([401]));
+    expect(issuer.jwksFetches() - fetchesBefore).toBeLessThanOrEqual(1);
+  });
+
+  it('takes tokens signed with the key the issuer rotated to, and no longer those of the key it dropped', async () => {
+    const old = await issuer.token('agent-a', adapter.url);
+    expect((await post(old)).status).toBe(200);
+    await issuer.rotate();
+    const token = await issuer.token('agent-a', adapter.url);
+    expect(decodeProtectedHeader(token).kid).toBe(issuer.key().kid);
+    // Taken once the cooldown since the last key set fetch (5 s) has passed, never refused for good.
+    const until = Date.now() + 12_000;
+    let status = 0;
+    while (Date.now() < until && (status = (await post(token)).status) !== 200) await new Promise((r) => setTimeout(r, 500));
+    expect(status).toBe(200);
+    const res = await post(old);
+    expect(res.status).toBe(401);
+    expect(String(res.headers['www-authenticate'])).toContain('error="invalid_token"');
+  }, 20_000);
+});
+
+describe('repositories per user', () => {
+  it('shows each user only the repositories of its groups, through every tool, page, cursor, count and error', async () => {
+    const a = await connectWith(await issuer.token('agent-a', adapter.url));
+    const b = await connectWith(await issuer.token('agent-b', adapter.url));
+    const none = await connectWith(await issuer.token('agent-nogroup', adapter.url));
+    try {
+      const names = async (client: Client, tool: string, args: Record<string, unknown>) => JSON.stringify(ok(await call(client, tool, args)));
+      for (const [client, mine, theirs] of [
+        [a, WEBAPP, GOSVC],
+        [b, GOSVC, WEBAPP],
+      ] as const) {
+        expect(ok<{ repos: { name: string }[] }>(await call(client, 'list_repos', {})).repos.map((r) => r.name)).toEqual([mine]);
+        for (const [tool, args] of [
+          ['search_code', { query: 'func' }],
+          ['search_code', { query: `repo:${theirs.split('/').pop()} func` }],
+          ['search_files', { pattern: '**' }],
+          ['search_symbols', { name: '*', limit: 100 }],
+          ['find_references', { symbol: 'Server' }],
+          ['get_health', {}],
+        ] as const) {
+          const text = await names(client, tool, args);
+          expect(text, `${tool} ${JSON.stringify(args)}`).not.toContain(theirs);
+        }
+        const other = failed(await call(client, 'get_file', { repo: theirs, path: 'README.md' }));
+        expect(other.code).toBe('FORBIDDEN');
+        // It names the caller's own repositories only: the one asked for is the caller's text.
+        expect(other.hint).toContain(mine);
+      }
+      // A cursor of one user does not page for the other.
+      const page = ok<{ next_cursor?: string }>(await call(a, 'search_files', { pattern: '**', limit: 1 }));
+      expect(page.next_cursor).toBeDefined();
+      const stolen = failed(await call(b, 'search_files', { pattern: '**', limit: 1, cursor: page.next_cursor }));
+      expect(stolen.code).toBe('INVALID_CURSOR');
+      expect(JSON.stringify(stolen)).not.toContain(WEBAPP);
+      // A token whose groups map to nothing reads nothing.
+      const nothing = ok<{ repos: unknown[]; hint?: string }>(await call(none, 'list_repos', {}));
+      expect(nothing.repos).toEqual([]);
+      expect(nothing.hint).toContain("the repositories your access token's groups grant");
+      expect(nothing.hint).not.toContain('--allow-repos');
+      expect(textOf(await call(none, 'search_code', { query: 'func' }))).not.toMatch(/acme\/(webapp|gosvc)/);
+    } finally {
+      await Promise.all([a.close(), b.close(), none.close()]);
+    }
+  });
+
+  it("holds against every crafted attempt of --allow-repos's tests, over every page, in the queries Zoekt is sent too", async () => {
+    const a = await connectWith(await issuer.token('agent-a', adapter.url));
+    try {
+      const list = attempts(new RepoScope([WEBAPP]).confine(''));
+      expect(list.length).toBeGreaterThanOrEqual(30);
+      for (const attempt of list) {
+        const label = `${attempt.tool} ${JSON.stringify(attempt.args)}`;
+        const got = await allPages(a, attempt.tool, attempt.args);
+        if (got.error) {
+          expect(attempt.mayFail ?? [], `${label}: ${JSON.stringify(failed(got.error))}`).toContain(failed(got.error).code);
+          continue;
+        }
+        expect([...new Set(got.repos)].filter((r) => r !== WEBAPP), label).toEqual([]);
+        // The query alone keeps Zoekt inside the caller's scope; the check of each answer is a second lock.
+        for (const query of got.queries) {
+          const res = await fetch(`${inject('zoektUrl')}/api/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Q: query, Opts: { MaxDocDisplayCount: 5000 } }) });
+          const files = ((await res.json()) as { Result: { Files: { Repository: string }[] | null } }).Result.Files ?? [];
+          expect([...new Set(files.map((f) => f.Repository))].filter((r) => r !== WEBAPP), `${label}: ${query}`).toEqual([]);
+        }
+      }
+    } finally {
+      await a.close();
+    }
+  }, 120_000);
+
+  it('holds for a 2026-07-28 request too', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'oauth-tests', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const token = await issuer.token('agent-b', adapter.url);
+    const res = await raw(`${adapter.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_repos', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_repos', arguments: {}, _meta: envelope } }),
+    });
+    expect(res.status, res.text).toBe(200);
+    // JSON, or an SSE stream whose data line is the answer.
+    const json = res.text.trimStart().startsWith('{') ? res.text : res.text.split('\n').find((l) => l.startsWith('data:'))!.slice(5);
+    const answer = JSON.parse(json) as { result: { structuredContent: { repos: { name: string }[] } } };
+    const names = answer.result.structuredContent.repos.map((r) => r.name);
+    expect(names).toEqual([GOSVC]);
+  });
+
+  it('holds over the legacy SSE transport too', async () => {
+    const b = await connectSse(adapter.url, { authorization: `Bearer ${await issuer.token('agent-b', adapter.url)}` });
+    try {
+      expect(ok<{ repos: { name: string }[] }>(await call(b.client, 'list_repos', {})).repos.map((r) => r.name)).toEqual([GOSVC]);
+      expect(JSON.stringify(ok(await call(b.client, 'search_code', { query: 'func' })))).not.toContain(WEBAPP);
+    } finally {
+      await b.close();
+    }
+  });
+});
+
+describe("an MCP SDK client's own OAuth support", () => {
+  it('gets a 401, finds the metadata and the issuer, signs its user in with PKCE, and calls tools', async () => {
+    let tokens: OAuthTokens | undefined;
+    let verifier = '';
+    let code: Promise<string> | undefined;
+    const provider: OAuthClientProvider = {
+      get redirectUrl() {
+        return REDIRECT_URI;
+      },
+      get clientMetadata(): OAuthClientMetadata {
+        return { redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], client_name: 'oauth-tests' };
+      },
+      clientInformation: (): OAuthClientInformationMixed => ({ client_id: PUBLIC_CLIENT }),
+      tokens: () => tokens,
+      saveTokens: (t) => {
+        tokens = t;
+      },
+      redirectToAuthorization: (url) => {
+        code = authorizeAs('bob', url);
+      },
+      saveCodeVerifier: (v) => {
+        verifier = v;
+      },
+      codeVerifier: () => verifier,
+    };
+    const url = new URL(`${adapter.url}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
+    await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(code).toBeDefined();
+    await first.finishAuth(await code!);
+    expect(tokens?.access_token).toBeDefined();
+    expect(decodeJwt(tokens!.access_token)).toMatchObject({ aud: expect.stringMatching(new RegExp(`^${adapter.url}/?$`)), sub: 'bob', scope: expect.stringContaining(READ_SCOPE) });
+    const signedIn = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
+    await signedIn.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    try {
+      expect(ok<{ repos: { name: string }[] }>(await call(signedIn, 'list_repos', {})).repos.map((r) => r.name)).toEqual([GOSVC]);
+    } finally {
+      await signedIn.close();
+    }
+  }, 30_000);
+});
+
+describe('opaque access tokens, by introspection (RFC 7662)', () => {
+  it('checks them at the issuer with the server\'s own client, the same scope and audience rules, the same repositories per user', async () => {
+    const server = await startAdapter({
+      zoektUrl: inject('zoektUrl'),
+      env: {
+        ZOEKT_MCP_OAUTH_ISSUER: issuer.url,
+        ZOEKT_MCP_OAUTH_REPOS_CLAIM: 'groups',
+        ZOEKT_MCP_OAUTH_REPOS_MAP: MAP,
+        ZOEKT_MCP_OAUTH_CLIENT_ID: 'zoekt-mcp',
+        ZOEKT_MCP_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
+      },
+    });
+    const refusal = async (token: string) => {
+      const res = await raw(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: '{}' });
+      return { status: res.status, challenge: String(res.headers['www-authenticate']), text: res.text };
+    };
+    try {
+      const opaque = await issuer.token('agent-opaque', server.url);
+      expect(opaque.split('.')).toHaveLength(1);
+      const client = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${opaque}` } } }));
+      try {
+        expect(ok<{ repos: { name: string }[] }>(await call(client, 'list_repos', {})).repos.map((r) => r.name)).toEqual([GOSVC]);
+      } finally {
+        await client.close();
+      }
+      const made = await refusal('made-up-opaque-token-0123456789abcdef');
+      expect(made.status).toBe(401);
+      expect(made.challenge).toContain('error="invalid_token", error_description="the access token is not active');
+      const elsewhere = await refusal(await issuer.token('agent-opaque', 'https://other.example/mcp'));
+      expect(elsewhere.status).toBe(401);
+      expect(elsewhere.challenge).toContain('not issued for this server');
+      // JWTs are still verified locally.
+      expect((await refusal(await issuer.token('agent-noscope', server.url, 'other'))).status).toBe(403);
+      expect(server.stderr()).not.toContain(opaque);
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
+});
+
+describe('an issuer that cannot be read', () => {
+  it('answers 503 with Retry-After, counted, and says why without the token', async () => {
+    const down = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: 'http://127.0.0.1:1' } });
+    try {
+      const token = await issuer.token('agent-a', down.url);
+      const forged = await forge(token, { iss: 'http://127.0.0.1:1' }, {}, issuer.key().privateKey);
+      const res = await raw(`${down.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${forged}` }, body: '{}' });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json()).toMatchObject({ error: { data: { code: 'AUTH_UNAVAILABLE' }, message: expect.stringContaining("its issuer's metadata or keys could not be read") } });
+      expect(res.text + down.stderr()).not.toContain(forged.split('.')[2]);
+      // The operator is told why, naming the issuer.
+      expect(await down.waitForLog('oauth issuer unreachable: access tokens of it are refused with 503')).toMatchObject({ issuer: 'http://127.0.0.1:1', reason: expect.stringContaining('no metadata of http://127.0.0.1:1') });
+    } finally {
+      await down.stop();
+    }
+  });
+});
+
+describe('start-up', () => {
+  it('refuses the static token and an issuer together, saying why', () => {
+    const run = spawnSync(process.execPath, [CLI, '--http', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', ZOEKT_MCP_AUTH_TOKEN: 'test-token-0123456789abcdef', ZOEKT_MCP_OAUTH_ISSUER: 'https://issuer.example' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('ZOEKT_MCP_AUTH_TOKEN and ZOEKT_MCP_OAUTH_ISSUER are both set');
+    expect(run.stderr).not.toContain('test-token-0123456789abcdef');
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * A caller's repository scope under the server's (--allow-repos): what both allow, both
+ * constraints on every query, and a tag of its own for cursors and cached answers.
+ */
+import { describe, expect, it } from 'vitest';
+import { RepoScope } from '../../src/search/engine/scope.js';
+import { CursorSigner } from '../../src/search/engine/cursor.js';
+
+describe('RepoScope.narrow', () => {
+  const server = new RepoScope(['github.com/acme/*']);
+  const caller = new RepoScope(['github.com/acme/web*', 'github.com/other/*']);
+  const narrowed = server.narrow(caller);
+
+  it('allows only what both allow', () => {
+    expect(narrowed.allows('github.com/acme/webapp')).toBe(true);
+    expect(narrowed.allows('github.com/acme/gosvc')).toBe(false);
+    expect(narrowed.allows('github.com/other/lib')).toBe(false);
+  });
+
+  it('confines a query by both, whatever the query says', () => {
+    const q = narrowed.confine('repo:gosvc or x');
+    expect(q).toContain(caller.confine(''));
+    expect(q).toContain(server.confine(''));
+    expect(q.startsWith('repo:gosvc or x ')).toBe(true);
+  });
+
+  it('is the caller scope itself under an unrestricted server', () => {
+    expect(RepoScope.ALL.narrow(caller)).toBe(caller);
+  });
+
+  it('allows nothing when the caller scope is empty, never everything', () => {
+    const none = server.narrow(new RepoScope([], []));
+    expect(none.restricted).toBe(true);
+    expect(none.allows('github.com/acme/webapp')).toBe(false);
+    expect(none.describe()).toContain('no repository');
+  });
+
+  it('keeps the names of an exact outer scope that the caller may read', () => {
+    const exact = RepoScope.exactly(['github.com/acme/webapp', 'github.com/acme/gosvc']);
+    expect(exact.narrow(new RepoScope(['github.com/acme/web*'])).names).toEqual(['github.com/acme/webapp']);
+  });
+
+  it('tags cursors apart from the caller globs alone and from the server scope', () => {
+    const secret = 'k'.repeat(32);
+    const args = { query: 'x' };
+    const issued = new CursorSigner(secret, narrowed.tag).encode('search_code', args, { offset: 10, pageSize: 10 });
+    expect(new CursorSigner(secret, narrowed.tag).decode('search_code', args, issued)).toEqual({ offset: 10, pageSize: 10 });
+    for (const other of [caller.tag, server.tag, server.narrow(new RepoScope(['github.com/acme/go*'])).tag]) {
+      expect(() => new CursorSigner(secret, other).decode('search_code', args, issued)).toThrow(/confined to other repositories/);
+    }
+  });
+});
