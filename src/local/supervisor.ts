@@ -23,12 +23,14 @@ import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
 import { pick, schedule, type LaneJob } from './job-lanes.js';
 import { IndexRunner, type Saved, type Speed } from './index-runner.js';
-import { hasShards, removeShards, shadowDir, sweep, type IndexerPaths } from './indexer.js';
+import { hasShards, removeShards, shadowDir, shardCount, sweep, type IndexerPaths } from './indexer.js';
 import { LeaseServer, type LeaseClient } from './lease-server.js';
 import { reconcile, type Plan } from './reconcile.js';
 import { readRepoList, type RepoEntry } from './repos.js';
 import { PROTOCOL, type ListSpec, type RepoStatus, type SupervisorStatus } from './status.js';
 import { Webserver } from './webserver.js';
+import { ZoektClient } from '../zoekt/client.js';
+import { escapeRegex, render, repo } from '../zoekt/query.js';
 
 export interface SupervisorOptions {
   data: string;
@@ -93,6 +95,8 @@ const FIRST_STATUS_WAIT_MS = 3000;
 
 /** After a start, how long repositories no client lists are kept (at most keepUnlistedMs). */
 const START_GRACE_MS = 10_000;
+/** The longest a build waits for Zoekt to serve its shards before it is reported current. */
+const SERVED_WAIT_MS = 5000;
 
 const say = (msg: string) => process.stderr.write(`${new Date().toISOString()} supervisor[${process.pid}]: ${msg}\n`);
 
@@ -127,6 +131,8 @@ export class Supervisor {
   private lingerTimer?: NodeJS.Timeout;
   private broadcastTimer?: NodeJS.Timeout;
   private wake?: () => void;
+  /** Asks Zoekt which shards it serves (served()), at the URL it was made for. */
+  private zoekt?: { url: string; client: ZoektClient };
   /** Asked to wake while a pass ran: what it read may be older, so the next wait returns at once. */
   private woken = false;
   private markStarted!: () => void;
@@ -540,6 +546,8 @@ export class Supervisor {
       return;
     }
     const { saved: now } = outcome;
+    // Current only once Zoekt serves what was written: it loads a new shard a moment later.
+    await this.served(e.name);
     this.state.repos[e.dir] = now;
     this.saveState();
     say(`estimate ratio for ${e.name}: expected ${(outcome.estimated / 1000).toFixed(1)} s, took ${(outcome.duration / 1000).toFixed(1)} s`);
@@ -555,6 +563,26 @@ export class Supervisor {
       // Behind still, if a change came after the snapshot was taken.
       changed_at: st.changed_at && st.changed_at > s.at ? st.changed_at : undefined,
     });
+  }
+
+  /**
+   * Waits until Zoekt serves as many shards of `name` as the index folder holds, at most
+   * SERVED_WAIT_MS: zoekt-webserver loads a shard it sees written a moment later (longer on a busy
+   * machine), and a status that said current meanwhile would be answered from the shards before.
+   * A Zoekt that does not answer is no reason to wait: its answers are errors until it does.
+   */
+  private async served(name: string): Promise<void> {
+    const want = shardCount(this.paths.index, name);
+    const until = Date.now() + SERVED_WAIT_MS;
+    while (!this.stopping && want > 0 && Date.now() < until) {
+      const url = this.webserver.url;
+      if (!url) return;
+      if (this.zoekt?.url !== url) this.zoekt = { url, client: new ZoektClient({ url, timeoutMs: 1000, retries: 0 }) };
+      const listed = await this.zoekt.client.list(render(repo(`^${escapeRegex(name)}$`))).catch(() => undefined);
+      if (!listed) return;
+      if (listed.repos.find((r) => r.name === name)?.stats.shards === want) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 
   /**
