@@ -15,7 +15,8 @@
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
-import type { FileHit } from '../zoekt/wire.js';
+import type { Chunk, FileHit } from '../zoekt/wire.js';
+import { scoreWithout } from '../zoekt/score.js';
 import { z } from 'zod';
 import { grouped, NARROW_HINT, zoektPartial, type Partial as PartialNote } from './engine/completeness.js';
 import { describeFilters, filterParts, vendoredPart } from './vocab/filters.js';
@@ -369,6 +370,68 @@ async function checkLeftOut(ask: (query: string, size: number) => Promise<Window
   if (Math.max(w.stats.fileCount, w.files.length) !== files.size) throw new GiveWay();
 }
 
+/**
+ * An exact name's whole order, and the lines around each definition, from one request: Q (the
+ * name in any case, with the filters) for every file that defines it (up to the last fixed
+ * window), with DOC_LINES lines around each match. Zoekt's time for a `sym:` regex is that of
+ * evaluating every candidate file, whatever the window and the context lines, so this costs
+ * about what the request for a page's files alone does; the plan's requests (the name in its own
+ * case, then in the others, then the lines of the page's definitions) each cost as much again
+ * (bench/README.md, "The fetch plan"). Undefined when Zoekt did not send every file (more than
+ * the window, an early stop): the plan reads them then.
+ *
+ * A bare name in any case ranks its own case first, each part as the plan ranks it (Matcher.
+ * byCase): the head's symbols by their file's score in the head's own query. A file scores in Q
+ * what it scores there unless it also holds the name in another case (Zoekt scores a file by its
+ * best matched line); such a file's score in the head's query is read from its chunks' scores,
+ * and only when that cannot be done (a chunk holds both spellings) and the score decides the page
+ * is the file asked for again through the head's query: one request more.
+ */
+async function exactInOne(searcher: Searcher, m: Matcher, pageEnd: number, fresh: boolean, signal?: AbortSignal): Promise<Ranking | undefined> {
+  const w = await searcher.window({ query: m.query, size: FILE_WINDOWS[FILE_WINDOWS.length - 1]!, contextLines: DOC_LINES, signal, fresh });
+  if (!w.exhausted || w.stats.stopped) return undefined;
+  const whole = (ranked: Ranked[]): Ranking => ({ ranked, exact: ranked.length, complete: true, partial: undefined, hadCandidates: w.files.length > 0, withLines: w.files });
+  if (!m.byCase) return whole(derived(w, `symbols\u0000${m.memoKey}`, () => rankFiles(m, w.files)));
+  const { head, tail, ownCase } = m.byCase;
+  const rest = derived(w, `symbols\u0000${tail.memoKey}`, () => rankFiles(tail, w.files));
+  // A file that holds the name in another case too may score less in the head's query than in
+  // Q (Zoekt scores a file by its best matched line): its score there is read from its chunks
+  // (zoekt/score.ts), unless one chunk holds both spellings.
+  const kinds = (c: Chunk) => {
+    const own = c.ranges.some((r) => r.symbol && ownCase(r.symbol.name));
+    const other = c.ranges.some((r) => !r.symbol || !ownCase(r.symbol.name));
+    return own && other ? undefined : own;
+  };
+  const where = (x: { repo: string; path: string }) => `${x.repo}\u0000${x.path}`;
+  const unknown = new Set<string>();
+  const files = w.files.map((f) => {
+    if (f.chunks.every((c) => c.fileName || kinds(c) === true) || f.chunks.every((c) => c.fileName || kinds(c) === false)) return f;
+    const score = scoreWithout(f, kinds);
+    if (score === undefined) unknown.add(where(f));
+    return score === undefined || score === f.score ? f : { ...f, score };
+  });
+  const first = rankFiles(head, files);
+  // Where such a score could not be read, it can only be lower than in Q, which only moves the
+  // file's definitions later among those as prominent (or makes another copy of one the first:
+  // prominence.ts, step 5). Past the page's end, the page is the same either way; before it,
+  // those files are asked for again through the head's query.
+  const filesOf = new Map<number, Set<string>>();
+  const copies = new Map<string, number>();
+  for (const r of first) {
+    const p = prominence(r.symbol);
+    filesOf.set(p, (filesOf.get(p) ?? new Set()).add(where(r.symbol)));
+    if (r.copy !== undefined) copies.set(r.copy, (copies.get(r.copy) ?? 0) + 1);
+  }
+  const unsure = (r: Ranked) => unknown.has(where(r.symbol)) && (filesOf.get(prominence(r.symbol))!.size > 1 || (r.copy !== undefined && copies.get(r.copy)! > 1));
+  const firstUnsure = first.findIndex(unsure);
+  if (firstUnsure < 0 || firstUnsure >= pageEnd) return whole([...first, ...rest]);
+  const again = new Set(first.filter(unsure).map((r) => where(r.symbol)));
+  const scored = await searcher.window({ query: `${head.query} ${onlyThese(w.files.filter((f) => again.has(where(f))))}`, size: 2 * again.size + 2, signal, fresh });
+  const scores = new Map(scored.files.map((f) => [fileId(f), f.score]));
+  const rescored = files.map((f) => (scores.has(fileId(f)) ? { ...f, score: scores.get(fileId(f))! } : f));
+  return whole([...rankFiles(head, rescored), ...rest]);
+}
+
 /** The symbols of `files` that `m` keeps, in its order; with `seen`, each symbol once across files read twice. */
 function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): Ranked[] {
   const all: Ranked[] = [];
@@ -453,6 +516,12 @@ interface Matcher {
   /** The later copies of a definition in duplicated files rank after the first (prominence.ts, step 5). */
   twins?: boolean;
   /**
+   * An exact name (bare, qualified or global; not a glob, a regex or a search inside names):
+   * every definition in any case, with the lines around each, comes from one request
+   * (exactInOne), ranked in memory.
+   */
+  exactName?: boolean;
+  /**
    * A bare name in any case, read in two parts: `head`, the name in its own case (tier 0) from
    * a case-sensitive query, which Zoekt evaluates over a fraction of the files (exactCaseQuery);
    * then `tail`, the other tiers from the query itself, read only when a page reaches past the
@@ -467,6 +536,8 @@ interface Matcher {
      * it) rather than read whole (an exact name, whose definitions are ordered by prominence).
      */
     planned: boolean;
+    /** Whether a name is one the head holds (the pattern's own case). */
+    ownCase: (name: string) => boolean;
   };
 }
 
@@ -495,7 +566,7 @@ function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Ki
       return ownCase(symbol.name) ? undefined : all.rank(symbol, scope, fileScore);
     },
   };
-  return { ...all, byCase: { head, tail, planned: pattern.glob === true } };
+  return { ...all, byCase: { head, tail, planned: pattern.glob === true, ownCase } };
 }
 
 /** Whether a name is one the pattern matches in the pattern's own case: what the head of Matcher.byCase holds. */
@@ -530,6 +601,7 @@ function oneQueryMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Se
       return { symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: fileScore };
     },
     ...(pattern.glob ? { firstTier: 2 } : { firstWindow: FILE_WINDOWS[FILE_WINDOWS.length - 1] }),
+    ...(!pattern.glob && !args.regex && !pattern.substring ? { exactName: true } : {}),
     neverPublic: [pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])]
       .map(neverPublic)
       .reduce((a, b) => a.filter((l) => b.includes(l))),
@@ -752,6 +824,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, acronyms, kinds);
   let fellBack = false;
   let otherCasesUnread = false;
+  let withLines: readonly FileHit[] | undefined;
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
@@ -762,6 +835,10 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
    */
   const rankWindow = async (m: Matcher, offset: number, need = offset + limit + 1 + (offset === 0 ? 0 : limit)): Promise<Ranking> => {
     const fresh = offset === 0;
+    if (m.exactName) {
+      const one = await exactInOne(searcher, m, offset + limit, fresh, signal);
+      if (one) return one;
+    }
     if (m.byCase?.planned) {
       const { head, tail } = m.byCase;
       const first = await rankWindow(head, offset, need);
@@ -844,6 +921,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       }
       ranked = ranking.ranked;
       otherCasesUnread = ranking.otherCasesUnread ?? false;
+      withLines = ranking.withLines;
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranking.exact > offset + limit,
@@ -861,7 +939,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const notIndexed = await skipped;
   // Documentation and neighbours are a bonus: an answer without them beats no answer.
   const [around, references] = await Promise.all([
-    aroundOf(searcher, page.items, args.description !== undefined, signal).catch(() => undefined),
+    aroundOf(searcher, page.items, args.description !== undefined, signal, withLines).catch(() => undefined),
     args.references ? referencesOf(searcher, page.items, signal) : undefined,
   ]);
   const stats = {
@@ -909,6 +987,8 @@ interface Ranking {
   hadCandidates: boolean;
   /** The name in its own case filled the page; its other spellings were not read (Matcher.byCase). */
   otherCasesUnread?: boolean;
+  /** Files read with DOC_LINES lines around each match: the documentation of the page's symbols is read from them first. */
+  withLines?: readonly FileHit[];
 }
 
 /** Siblings named per result, at most. */
@@ -925,19 +1005,20 @@ interface Around {
  * search reads every symbol of the page's files with the lines around them; a search by name
  * the page's names only, and more lines around a name whose comment reaches past those read.
  */
-async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal): Promise<Map<SymbolResult, Around>> {
+async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal, withLines?: readonly FileHit[]): Promise<Map<SymbolResult, Around>> {
   const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
-  const read = async (query: string, files: FileHit[], contextLines = DOC_LINES) => {
-    const window = await searcher.filesAmong({ query, contextLines, once: true, signal }, files, files.length);
+  const linesOf = (files: readonly FileHit[]) => {
     const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
-    for (const f of window.files) {
+    for (const f of files) {
       const lines = new Map<number, string>();
       for (const chunk of f.chunks) if (!chunk.fileName) chunk.lines.forEach((l, i) => lines.set(chunk.startLine + i, l));
-      byFile.set(`${f.repo}\0${f.path}`, { symbols: symbolsOf(f).map((x) => x.symbol), lines });
+      byFile.set(`${f.repo}\0${f.path}`, { symbols: withRelated ? symbolsOf(f).map((x) => x.symbol) : [], lines });
     }
     return byFile;
   };
+  const read = async (query: string, files: FileHit[], contextLines = DOC_LINES) =>
+    linesOf((await searcher.filesAmong({ query, contextLines, once: true, signal }, files, files.length)).files);
   let byFile: Awaited<ReturnType<typeof read>>;
   const documentation = new Map<SymbolResult, string | undefined>();
   if (withRelated) {
@@ -951,7 +1032,9 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
     // comment that no other symbol's lines reached.
     const names = [...new Set(symbols.map((s) => s.name))].map(q.escapeRegex);
     const byName = q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`)));
-    byFile = await read(byName, uniqueFiles(symbols));
+    // The lines the page's symbols were read with, when they were (an exact name: exactInOne).
+    const page = new Set(symbols.map((s) => `${s.repo}\0${s.path}`));
+    byFile = withLines ? linesOf(withLines.filter((f) => page.has(`${f.repo}\0${f.path}`))) : await read(byName, uniqueFiles(symbols));
     let todo = symbols;
     for (const lines of [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
       const short: SymbolResult[] = [];
