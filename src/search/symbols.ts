@@ -1036,7 +1036,9 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
     const page = new Set(symbols.map((s) => `${s.repo}\0${s.path}`));
     byFile = withLines ? linesOf(withLines.filter((f) => page.has(`${f.repo}\0${f.path}`))) : await read(byName, uniqueFiles(symbols));
     let todo = symbols;
-    for (const lines of [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
+    // After the lines of an exact name's one request, a comment that runs past them is read
+    // with the most lines at once: one request more, not two.
+    for (const lines of withLines ? [DOC_MAX_READ_LINES] : [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
       const short: SymbolResult[] = [];
       for (const sym of todo) {
         const had = byFile.get(`${sym.repo}\0${sym.path}`)?.lines;
