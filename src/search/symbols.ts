@@ -10,10 +10,10 @@
  * a bare name in any case, the exact spelling's score in its own query: Matcher.byCase; a glob
  * in any case puts its matches in its own case first, the same way). That
  * order is not Zoekt's: a search by name (symbols/by-name.ts) reads every definition of an exact
- * name with the lines around it in one request (exactInOne), and for other names the files that
- * can hold a page (planNames, the fetch plan); a search by description (symbols/by-description.ts)
- * the best files of each word; every page is a slice of one order, and a post-filtered page is
- * full. This file assembles the page: the order read through a Matcher (symbols/ranking.ts), the
+ * name with the lines around it in one request, its own case first (exactInOne), and for other
+ * names the files that can hold a page (planNames, the fetch plan); a search by description
+ * (symbols/by-description.ts) the best files of each word; every page is a slice of one order,
+ * and a post-filtered page is full. This file assembles the page: the order read through a Matcher (symbols/ranking.ts), the
  * documentation and neighbours of its symbols, their usage counts, and why a page is empty.
  */
 import { invalidArgument } from '../errors.js';

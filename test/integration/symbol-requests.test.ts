@@ -1,11 +1,12 @@
 /**
  * What a search_symbols call by exact name asks Zoekt, counted by a proxy on loopback in front
  * of the real zoekt-webserver: one request for the page and the documentation of its
- * definitions (every definition in any case, with the lines around it), a second only when a
- * doc comment runs past those lines. And the answers are those of the plan that asked for the
- * name in each case and for the documentation apart: the same symbols in the same order (the
- * whole ranking of every candidate file, rankByName, as symbol-plan.test.ts checks a walk by),
- * each with the signature and the documentation its file on disk gives.
+ * definitions (every definition, with the lines around it), a second only when a doc comment
+ * runs past those lines; a bare name in any case whose own spelling does not fill the page also
+ * asks for the other spellings. And the answers are those of the plan that asked for the
+ * definitions and for their documentation apart: the same symbols in the same order (the whole
+ * ranking of every candidate file, rankByName, as symbol-plan.test.ts checks a walk by), each
+ * with the signature and the documentation its file on disk gives.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -103,11 +104,10 @@ describe("search_symbols by exact name over Go's source tree: Zoekt requests per
   });
   afterAll(() => closeTree(t));
 
-  // Names defined a few times or hundreds, in their own case and in others, bare, qualified
+  // Names defined a few times or hundreds, bare (their own spelling fills the page), qualified
   // and global, with kinds and in their own case only: their definitions' comments fit in the
   // 12 lines read around them.
   it.each<[SymbolSearchArgs]>([
-    [{ name: 'TrimSpace' }],
     [{ name: 'String' }],
     [{ name: 'Encode' }],
     [{ name: 'Error', limit: 5 }],
@@ -117,25 +117,39 @@ describe("search_symbols by exact name over Go's source tree: Zoekt requests per
     [{ name: '::main', limit: 10 }],
     [{ name: 'String', kinds: ['method'] }],
     [{ name: 'Close', case_sensitive: true }],
+    [{ name: 'TrimSpace', case_sensitive: true }],
   ])('%o: one request, and the answer of the plan of separate requests', async (args) => {
     const { page, requests } = await searchCounted(t, args);
     expect(requests).toHaveLength(1);
-    expect(requests[0]).toBe(nameQueries(args).query);
+    const { query, exactCase } = nameQueries(args);
+    expect(requests[0]).toBe(exactCase ?? query);
     expect(page.symbols.length).toBeGreaterThan(0);
     expect(shown(page)).toEqual(await expectedPage(t, args));
   });
 
-  it("two when a doc comment runs past the lines read around it (strconv's ParseFloat: 27 lines)", async () => {
-    const args: SymbolSearchArgs = { name: 'ParseFloat' };
+  it.each<[SymbolSearchArgs, string, string]>([
+    [{ name: 'ParseFloat', case_sensitive: true }, 'strconv/number.go', 'ParseFloat converts the string s to a floating-point number'],
+    [{ name: 'len' }, 'builtin/builtin.go', 'The len built-in function returns the length of v'],
+  ])('%o: two when a doc comment runs past the lines read around it', async (args, path, doc) => {
     const { page, requests } = await searchCounted(t, args);
     expect(requests).toHaveLength(2);
-    expect(requests[0]).toBe(nameQueries(args).query);
-    const strconv = page.symbols.find((s) => s.path === 'strconv/number.go');
-    expect(strconv?.documentation).toMatch(/^ParseFloat converts the string s to a floating-point number/);
+    const { query, exactCase } = nameQueries(args);
+    expect(requests[0]).toBe(exactCase ?? query);
+    expect(page.symbols.find((s) => s.path === path)?.documentation).toMatch(new RegExp(`^${doc}`));
     expect(shown(page)).toEqual(await expectedPage(t, args));
   });
 
-  it('later pages of a walk come from the first page\'s answer, in the same order', async () => {
+  it("a bare name whose own spelling does not fill the page: the own case, then every case (and a comment past the lines: ParseFloat's 27)", async () => {
+    for (const [args, calls] of [[{ name: 'TrimSpace' }, 2], [{ name: 'ParseFloat' }, 3]] as const) {
+      const { page, requests } = await searchCounted(t, args);
+      expect(requests).toHaveLength(calls);
+      const { query, exactCase } = nameQueries(args);
+      expect(requests.slice(0, 2)).toEqual([exactCase, query]);
+      expect(shown(page)).toEqual(await expectedPage(t, args));
+    }
+  });
+
+  it('later pages of a walk come from the first pages\' answers, in the same order', async () => {
     const args: SymbolSearchArgs = { name: 'Close', limit: 50 };
     const { query, exactCase } = nameQueries(args);
     const every = async (q: string) => (await t.zoekt.search({ query: q, maxDocs: 10_000 })).files;
@@ -149,10 +163,10 @@ describe("search_symbols by exact name over Go's source tree: Zoekt requests per
       cursor = page.next_cursor;
     } while (cursor);
     expect(seen).toEqual(expected);
-    // The definitions in any case once; the name in its own case again only restricted to files.
+    // The own case once, every case once (for the pages past the own case).
     const searches = symbolSearches(t.proxy.searches);
+    expect(searches.filter((q) => q === exactCase)).toHaveLength(1);
     expect(searches.filter((q) => q === query)).toHaveLength(1);
-    expect(searches.filter((q) => q.startsWith(exactCase!) && !q.includes('-( -( repo:'))).toHaveLength(0);
   });
 });
 
@@ -166,12 +180,16 @@ describe('search_symbols by exact name over the corpora (Python, TypeScript, Jav
   afterAll(() => closeTree(t));
 
   it.each<[SymbolSearchArgs]>([[{ name: 'dedent' }], [{ name: '__init__' }], [{ name: 'pipe' }], [{ name: 'request' }], [{ name: 'Agent' }], [{ name: 'get', limit: 10 }]])(
-    '%o: at most two requests (two only past a comment), and the answer of the plan of separate requests',
+    '%o: the own case, every case only past it, a comment\'s read only past the lines; the answer of the plan of separate requests',
     async (args) => {
       const { page, requests } = await searchCounted(t, args);
-      expect(requests[0]).toBe(nameQueries(args).query);
-      expect(requests.length).toBeLessThanOrEqual(2);
-      expect(requests.slice(1).every((q) => q.includes(' ( repo:'))).toBe(true);
+      const { query, exactCase } = nameQueries(args);
+      // The own case; every case when the own case does not fill the page; a comment's read.
+      expect(requests[0]).toBe(exactCase ?? query);
+      const rest = requests.slice(1);
+      expect(rest.filter((q) => q === query).length + rest.filter((q) => q.includes(' ( repo:')).length).toBe(rest.length);
+      expect(rest.filter((q) => q === query).length).toBeLessThanOrEqual(1);
+      expect(rest.filter((q) => q.includes(' ( repo:')).length).toBeLessThanOrEqual(1);
       expect(page.symbols.length).toBeGreaterThan(0);
       expect(shown(page)).toEqual(await expectedPage(t, args));
     },

@@ -4,8 +4,7 @@
  * name's every definition in one request (exactInOne), otherwise the fetch plan (planNames).
  */
 import * as q from '../../zoekt/query.js';
-import type { Chunk, FileHit } from '../../zoekt/wire.js';
-import { scoreWithout } from '../../zoekt/score.js';
+import type { FileHit } from '../../zoekt/wire.js';
 import { nameGlobToRegex } from '../../patterns/globs.js';
 import { parseKinds, type Kind } from '../vocab/kinds.js';
 import { fileId, type Searcher } from '../engine/searcher.js';
@@ -306,65 +305,47 @@ async function checkLeftOut(ask: (query: string, size: number) => Promise<Window
 }
 
 /**
- * An exact name's whole order, and the lines around each definition, from one request: Q (the
- * name in any case, with the filters) for every file that defines it (up to the last fixed
- * window), with DOC_LINES lines around each match. Zoekt's time for a `sym:` regex is that of
- * evaluating every candidate file, whatever the window and the context lines, so this costs
- * about what the request for a page's files alone does; the plan's requests (the name in its own
- * case, then in the others, then the lines of the page's definitions) each cost as much again
- * (bench/README.md, "The fetch plan"). Undefined when Zoekt did not send every file (more than
- * the window, an early stop): the plan reads them then.
+ * An exact name's whole order, and the lines around each definition, from one request: for
+ * every file that defines it (up to the last fixed window), with DOC_LINES lines around each
+ * match. Zoekt's time for a `sym:` regex is that of evaluating every candidate file, whatever the
+ * window and the context lines, so this costs about what the request for a page's files alone
+ * does; the plan's requests (the definitions, then the lines of the page's) each cost as much
+ * again (bench/README.md, "The fetch plan"). Undefined when Zoekt did not send every file (more
+ * than the window, an early stop): the plan reads them then.
  *
- * A bare name in any case ranks its own case first, each part as the plan ranks it (Matcher.
- * byCase): the head's symbols by their file's score in the head's own query. A file scores in Q
- * what it scores there unless it also holds the name in another case (Zoekt scores a file by its
- * best matched line); such a file's score in the head's query is read from its chunks' scores,
- * and only when that cannot be done (a chunk holds both spellings) and the score decides the page
- * is the file asked for again through the head's query: one request more.
+ * A bare name in any case is read in its own case first (Matcher.byCase): a case-sensitive
+ * `sym:` regex is evaluated over a fraction of the files, and its files come with the scores its
+ * order is by. When they hold the page and one more symbol, that is the one request; otherwise
+ * Q (the name in any case) is the second, for the other spellings, ranked by their scores in Q.
+ * Q alone would be one request for both, but it costs Zoekt twice the time of the own case for a
+ * common name and sends its other spellings too (bench/README.md, "The fetch plan"), and the
+ * own case's order would have to be read from Q's scores.
  */
 export async function exactInOne(searcher: Searcher, m: Matcher, pageEnd: number, fresh: boolean, signal?: AbortSignal): Promise<Ranking | undefined> {
-  const w = await searcher.window({ query: m.query, size: FILE_WINDOWS[FILE_WINDOWS.length - 1]!, contextLines: DOC_LINES, signal, fresh });
-  if (!w.exhausted || w.stats.stopped) return undefined;
-  const whole = (ranked: Ranked[]): Ranking => ({ ranked, exact: ranked.length, complete: true, partial: undefined, hadCandidates: w.files.length > 0, withLines: w.files });
-  if (!m.byCase) return whole(derived(w, `symbols\u0000${m.memoKey}`, () => rankFiles(m, w.files)));
-  const { head, tail, ownCase } = m.byCase;
-  const rest = derived(w, `symbols\u0000${tail.memoKey}`, () => rankFiles(tail, w.files));
-  // A file that holds the name in another case too may score less in the head's query than in
-  // Q (Zoekt scores a file by its best matched line): its score there is read from its chunks
-  // (zoekt/score.ts), unless one chunk holds both spellings.
-  const kinds = (c: Chunk) => {
-    const own = c.ranges.some((r) => r.symbol && ownCase(r.symbol.name));
-    const other = c.ranges.some((r) => !r.symbol || !ownCase(r.symbol.name));
-    return own && other ? undefined : own;
+  const size = FILE_WINDOWS[FILE_WINDOWS.length - 1]!;
+  const read = async (query: string) => {
+    const w = await searcher.window({ query, size, contextLines: DOC_LINES, signal, fresh });
+    return w.exhausted && !w.stats.stopped ? w : undefined;
   };
-  const where = (x: { repo: string; path: string }) => `${x.repo}\u0000${x.path}`;
-  const unknown = new Set<string>();
-  const files = w.files.map((f) => {
-    if (f.chunks.every((c) => c.fileName || kinds(c) === true) || f.chunks.every((c) => c.fileName || kinds(c) === false)) return f;
-    const score = scoreWithout(f, kinds);
-    if (score === undefined) unknown.add(where(f));
-    return score === undefined || score === f.score ? f : { ...f, score };
-  });
-  const first = rankFiles(head, files);
-  // Where such a score could not be read, it can only be lower than in Q, which only moves the
-  // file's definitions later among those as prominent (or makes another copy of one the first:
-  // prominence.ts, step 5). Past the page's end, the page is the same either way; before it,
-  // those files are asked for again through the head's query.
-  const filesOf = new Map<number, Set<string>>();
-  const copies = new Map<string, number>();
-  for (const r of first) {
-    const p = prominence(r.symbol);
-    filesOf.set(p, (filesOf.get(p) ?? new Set()).add(where(r.symbol)));
-    if (r.copy !== undefined) copies.set(r.copy, (copies.get(r.copy) ?? 0) + 1);
+  if (!m.byCase) {
+    const w = await read(m.query);
+    if (!w) return undefined;
+    const ranked = derived(w, `symbols\u0000${m.memoKey}`, () => rankFiles(m, w.files));
+    return { ranked, exact: ranked.length, complete: true, partial: undefined, hadCandidates: w.files.length > 0, withLines: w.files };
   }
-  const unsure = (r: Ranked) => unknown.has(where(r.symbol)) && (filesOf.get(prominence(r.symbol))!.size > 1 || (r.copy !== undefined && copies.get(r.copy)! > 1));
-  const firstUnsure = first.findIndex(unsure);
-  if (firstUnsure < 0 || firstUnsure >= pageEnd) return whole([...first, ...rest]);
-  const again = new Set(first.filter(unsure).map((r) => where(r.symbol)));
-  const scored = await searcher.window({ query: `${head.query} ${onlyThese(w.files.filter((f) => again.has(where(f))))}`, size: 2 * again.size + 2, signal, fresh });
-  const scores = new Map(scored.files.map((f) => [fileId(f), f.score]));
-  const rescored = files.map((f) => (scores.has(fileId(f)) ? { ...f, score: scores.get(fileId(f))! } : f));
-  return whole([...rankFiles(head, rescored), ...rest]);
+  const { head, tail } = m.byCase;
+  const own = await read(head.query);
+  if (!own) return undefined;
+  const first = derived(own, `symbols\u0000${head.memoKey}`, () => rankFiles(head, own.files));
+  // The page and one more symbol within the own case: the other spellings are not read just to
+  // count them (a later page reads them when it reaches past the own case).
+  if (first.length > pageEnd) return { ranked: first, exact: first.length, complete: false, partial: undefined, hadCandidates: true, otherCasesUnread: true, withLines: own.files };
+  const w = await read(m.query);
+  if (!w) return undefined;
+  const rest = derived(w, `symbols\u0000${tail.memoKey}`, () => rankFiles(tail, w.files));
+  // Q's lines: it matches the own case too, so it holds every line the own case's request did.
+  const ranked = [...first, ...rest];
+  return { ranked, exact: ranked.length, complete: true, partial: undefined, hadCandidates: ranked.length > 0 || w.files.length > 0, withLines: w.files };
 }
 
 /**
@@ -412,7 +393,7 @@ export function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds:
       return ownCase(symbol.name) ? undefined : all.rank(symbol, scope, fileScore);
     },
   };
-  return { ...all, byCase: { head, tail, planned: pattern.glob === true, ownCase } };
+  return { ...all, byCase: { head, tail, planned: pattern.glob === true } };
 }
 
 /** Whether a name is one the pattern matches in the pattern's own case: what the head of Matcher.byCase holds. */

@@ -119,8 +119,6 @@ export interface Matcher {
      * it) rather than read whole (an exact name, whose definitions are ordered by prominence).
      */
     planned: boolean;
-    /** Whether a name is one the head holds (the pattern's own case). */
-    ownCase: (name: string) => boolean;
   };
 }
 
