@@ -1,8 +1,10 @@
 // The fetch plan, in one interleaved run: what each query costs through this checkout's build
 // (after), an older build (before, ZOEKT_MCP_BEFORE_CLI) and another Zoekt MCP adapter (other,
 // OTHER_ADAPTER: jahales/mcp-zoekt's dist/index.js), against raw Zoekt asked the cheapest request
-// that could produce the page (minimal), the same request with the match budget zoekt-mcp sends
-// (budget), and the very requests this build sent (exact, replayed).
+// that could produce the page (minimal), for a symbol by exact name the one request that returns
+// a page of its definitions with their documentation (docs: the name in any case, 12 context
+// lines), the same request with the match budget zoekt-mcp sends (budget), and the very requests
+// this build sent (exact, replayed).
 // Over a 4-repository corpus: Go's source tree, CPython's Lib (the .py files), TypeScript's
 // lib.*.d.ts and the C headers of /usr/include, indexed once with symbols into
 // .tools/bench-corpus-index/ (zoekt-config/index dir -require_ctags, as zoekt-mcp indexes
@@ -220,6 +222,7 @@ const QUERIES = [
   sym('symbols: exact', 'Close', '^Close$'),
   sym('symbols: exact', '__init__', '^__init__$'),
   sym('symbols: exact', 'len', '^len$'),
+  sym('symbols: exact', 'ParseFloat', '^ParseFloat$'),
   sym('symbols: prefix glob', 'New*', '^New'),
   sym('symbols: prefix glob', 'get*', '^get'),
   sym('symbols: qualified', 'Buffer.Write', '^Write$'),
@@ -240,6 +243,14 @@ const minimalBody = (q) => JSON.stringify({ Q: q.raw, Opts: { ChunkMatches: true
  * Zoekt derives it from MaxDocDisplayCount (about 50 matches a shard on this corpus) and stops
  * early: the minimal request's files are the first found, not the best ranked of every match.
  */
+/**
+ * For a symbol by exact name, the one raw request that returns a page of its definitions with
+ * their documentation: the name in any case (as search_symbols asks it), 12 lines around each
+ * match (src/search/definitions/documentation.ts, DOC_LINES), a page of files.
+ */
+const DOC_LINES = 12;
+const hasDocs = (q) => q.kind === 'symbols: exact';
+const docsBody = (q) => JSON.stringify({ Q: `case:no ${q.raw}`, Opts: { ChunkMatches: true, MaxDocDisplayCount: PAGE, NumContextLines: DOC_LINES, MaxMatchDisplayCount: 50 } });
 const budgetBody = (q) => JSON.stringify({ Q: q.raw, Opts: { ChunkMatches: true, MaxDocDisplayCount: PAGE, NumContextLines: CONTEXT, MaxMatchDisplayCount: 50, ShardMaxMatchCount: 300_000, TotalMaxMatchCount: 1_200_000 } });
 
 // ---------------------------------------------------------------------------------------------
@@ -470,7 +481,7 @@ async function main() {
     const proxy = await countingProxy(zoekt.url);
     adapters[name] = { ...(await stdioAdapter(cli, proxy.url, isOther)), proxy, isOther, cli };
   }
-  const names = ['raw', 'budget', 'after', 'exact', 'before', 'other'].filter((n) => !['after', 'before', 'other'].includes(n) || adapters[n]);
+  const names = ['raw', 'docs', 'budget', 'after', 'exact', 'before', 'other'].filter((n) => !['after', 'before', 'other'].includes(n) || adapters[n]);
   const samples = Object.fromEntries(names.map((n) => [n, QUERIES.map(() => ({ ms: [], requests: [], bytes: [], pages: [] }))]));
   /** The Zoekt requests of after's latest call of each query, for `exact`. */
   const recorded = [];
@@ -479,13 +490,14 @@ async function main() {
     const q = QUERIES[qi];
     let proxy;
     let call;
-    if (name === 'raw' || name === 'budget' || name === 'exact') {
+    if (name === 'raw' || name === 'docs' || name === 'budget' || name === 'exact') {
       proxy = rawProxy;
       if (name === 'budget' && isBroad(q)) return; // seconds a call: left out
+      if (name === 'docs' && !hasDocs(q)) return;
       if (name !== 'exact') {
         call = async () => {
           try {
-            const buf = await postRaw(rawProxy.url, '/api/search', (name === 'raw' ? minimalBody : budgetBody)(q));
+            const buf = await postRaw(rawProxy.url, '/api/search', (name === 'raw' ? minimalBody : name === 'docs' ? docsBody : budgetBody)(q));
             return { buf };
           } catch (e) {
             return { page: { error: true, code: String(e.message).slice(0, 40), bytes: 0, items: 0 } };
@@ -635,8 +647,8 @@ function report({ samples, names, memory, starts, throughput, totalS, mix, round
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
     console.log('');
   };
-  const adapters = names.filter((n) => !['raw', 'budget', 'exact'].includes(n));
-  const title = { raw: 'raw minimal', budget: 'raw, with a match budget', exact: "raw, after's requests" };
+  const adapters = names.filter((n) => !['raw', 'docs', 'budget', 'exact'].includes(n));
+  const title = { raw: 'raw minimal', docs: 'raw, a page with documentation', budget: 'raw, with a match budget', exact: "raw, after's requests" };
 
   console.log('## p50 per call (ms) and ratios, per kind: each a median over the kind\'s queries of their p50s and ratios\n');
   const kindRow = (label, qis) => [
@@ -707,6 +719,22 @@ function report({ samples, names, memory, starts, throughput, totalS, mix, round
     symbolQis.map((qi) => [`\`${QUERIES[qi].label}\``, ...adapters.map((n) => `${kb(meanOver(n, 'bytes', [qi]))} ÷ ${kb(pageBytes(n, [qi]))} = ${f1(symRatio(n, qi))}×`)]),
   );
 
+  console.log('## Symbols by exact name: against the one raw request for a page of its definitions with their documentation\n');
+  const docQis = QUERIES.flatMap((q, qi) => (hasDocs(q) ? [qi] : []));
+  const reqs = (n, qi) => (has(n) ? f1(meanOver(n, 'requests', [qi])) : '–');
+  table(
+    ['query', 'raw with documentation ms', 'after ms', 'after ÷ it', ...(has('before') ? ['before ms', 'before ÷ it'] : []), 'after requests', ...(has('before') ? ['before requests'] : [])],
+    docQis.map((qi) => [
+      `\`${QUERIES[qi].label}\``,
+      f1(p50('docs', qi)),
+      f1(p50('after', qi)),
+      f2(ratio('after', 'docs', qi)),
+      ...(has('before') ? [f1(p50('before', qi)), f2(ratio('before', 'docs', qi))] : []),
+      reqs('after', qi),
+      ...(has('before') ? [reqs('before', qi)] : []),
+    ]),
+  );
+
   console.log('## Memory (MiB), start-up (ms) and HTTP throughput (calls/s)\n');
   table(
     ['process', 'RSS', 'peak (VmHWM)'],
@@ -737,6 +765,8 @@ function report({ samples, names, memory, starts, throughput, totalS, mix, round
   console.log(`  (after ÷ raw with the adapter's match budget: ${f2(medianRatio('after', 'budget', all))}; after ÷ its own Zoekt requests replayed: ${f2(medianRatio('after', 'exact', all))}; before ÷ raw minimal: ${f2(medianRatio('before', 'raw', all))})`);
   if (has('other')) console.log(`- no kind slower than the other adapter: ${slowerKinds.length ? `MISSED (${slowerKinds.map((k) => `${k} ${f2(medianRatio('after', 'other', inKind(k)))}×`).join('; ')})` : 'met'}`);
   console.log(`- HTTP throughput ÷ raw Zoekt at 8 and 32 clients: ${f2(tp(8))}, ${f2(tp(32))} (target ≥ 0.8): ${verdict(tp(8) >= 0.8 && tp(32) >= 0.8)}`);
+  const docRatio = medianRatio('after', 'docs', docQis);
+  console.log(`- symbols by exact name, median p50 after ÷ the raw request of a page with documentation: ${f2(docRatio)} (target ≤ 1.3): ${verdict(docRatio <= 1.3)}${has('before') ? `; before: ${f2(medianRatio('before', 'docs', docQis))}` : ''}`);
   console.log(`- bytes read from Zoekt per symbol call ÷ page bytes: median ${f1(median(symbolQis.map((qi) => symRatio('after', qi))))}×, max ${f1(symMax)}× (target ≤ 10×): ${verdict(symMax <= 10)}`);
   console.log(`\n${rounds} rounds (broad queries: ${Math.min(rounds, BROAD_ROUNDS)}); run time ${f1(totalS)} s once Zoekt was up; load average at the end ${loadAtEnd}.`);
 }

@@ -9,48 +9,44 @@
  * of a duplicated file and in shallower folders first (prominence.ts); then Zoekt's score (for
  * a bare name in any case, the exact spelling's score in its own query: Matcher.byCase; a glob
  * in any case puts its matches in its own case first, the same way). That
- * order is not Zoekt's: a search by name reads the files that can hold a page of it (planNames,
- * the fetch plan), a search by description the best files of each word; every page is a slice
- * of one order, and a post-filtered page is full.
+ * order is not Zoekt's: a search by name (symbols/by-name.ts) reads every definition of an exact
+ * name with the lines around it in one request, its own case first (exactInOne), and for other
+ * names the files that can hold a page (planNames, the fetch plan); a search by description
+ * (symbols/by-description.ts) the best files of each word; every page is a slice of one order,
+ * and a post-filtered page is full. This file assembles the page: the order read through a Matcher (symbols/ranking.ts), the
+ * documentation and neighbours of its symbols, their usage counts, and why a page is empty.
  */
 import { invalidArgument } from '../errors.js';
 import * as q from '../zoekt/query.js';
 import type { FileHit } from '../zoekt/wire.js';
 import { z } from 'zod';
-import { grouped, NARROW_HINT, zoektPartial, type Partial as PartialNote } from './engine/completeness.js';
-import { describeFilters, filterParts, vendoredPart } from './vocab/filters.js';
-import { isGlob, nameGlobToRegex } from '../patterns/globs.js';
-import { parseKinds, type Kind } from './vocab/kinds.js';
+import { zoektPartial } from './engine/completeness.js';
+import { describeFilters, filterParts } from './vocab/filters.js';
+import { isGlob } from '../patterns/globs.js';
+import { parseKinds } from './vocab/kinds.js';
 import { completeField, paginate, pagingFields, pagingOutput } from './engine/page.js';
 import { indexAgeField } from './vocab/freshness.js';
-import { compareStrings } from './engine/paging.js';
-import { fileId, type Searcher } from './engine/searcher.js';
+import type { Searcher } from './engine/searcher.js';
 import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
-import { derived, type Window } from './engine/window-cache.js';
+import { derived } from './engine/window-cache.js';
 import { languagesCoverage, type LanguageCoverage } from './definitions/coverage.js';
 import { resolveLanguage } from './vocab/languages.js';
-import { compareProminent, isTest, markTwins, neverPublic, peersOf, prominence, PROMINENCE_LIMIT, rivalsOf, twinKey, type PathClass } from './definitions/prominence.js';
 import { clip, fitPage, LIST_DIALS, MAX_LINE_CHARS, truncatedField, type Budget } from './engine/budget.js';
-import { acronymsOf, coverage, descriptionWords, relatedWords, shortForms, spellings } from './definitions/words.js';
+import { acronymsOf, descriptionWords, relatedWords } from './definitions/words.js';
 import { loadVocabulary, MAX_RELATED, relatedTo } from './definitions/vocabulary.js';
 import { DOC_LINES, DOC_MAX_READ_LINES, DOC_READ_LINES, documentationOf } from './definitions/documentation.js';
-import { buildSymbolQuery, candidateFiles, exactCaseQuery, FILE_WINDOWS, parseName, wordRegex, type NamePattern, type SymbolQueryArgs } from './definitions/by-name.js';
-import { IDENTIFIER_WORD, scopeSegments, SymbolResult, symbolsOf } from './definitions/symbol.js';
+import { buildSymbolQuery, candidateFiles, FILE_WINDOWS, parseName, wordRegex, type NamePattern } from './definitions/by-name.js';
+import { IDENTIFIER_WORD, SymbolResult, symbolsOf } from './definitions/symbol.js';
 import { findReferences, type ReferenceOutput } from './references.js';
+import { candidatesBound, rankFiles, type Matcher, type Ranked, type Ranking, type SymbolSearchArgs } from './symbols/ranking.js';
+import { exactInOne, nameMatcher, PLAN_SHARE, planNames } from './symbols/by-name.js';
+import { checkedDescription, descriptionMatcher } from './symbols/by-description.js';
+
+export type { SymbolSearchArgs } from './symbols/ranking.js';
+export { nameQueries, rankByName } from './symbols/by-name.js';
+export { descriptionSymbols } from './symbols/by-description.js';
 
 export const SEARCH_SYMBOLS = 'search_symbols';
-
-export interface SymbolSearchArgs extends SymbolQueryArgs {
-  /** Exactly one of name and description. */
-  name?: string | undefined;
-  description?: string | undefined;
-  regex?: boolean | undefined;
-  kinds?: string[] | undefined;
-  /** Count each result's usages, as find_references would (a search per result). */
-  references?: boolean | undefined;
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
 
 export const SymbolSearchOutput = z.object({
   zoekt_query: z.string(),
@@ -65,662 +61,6 @@ export const SymbolSearchOutput = z.object({
 export type SymbolSearchOutput = z.infer<typeof SymbolSearchOutput>;
 
 export const SYMBOL_DEFAULTS = { limit: 20 };
-
-function sameText(a: string, b: string, caseSensitive: boolean): boolean {
-  return caseSensitive ? a === b : a.toLowerCase() === b.toLowerCase();
-}
-
-/** Whether the enclosing scope ends with the asked segments (`Server` matches `server.Server`). */
-function parentMatches(asked: string[], scope: string, caseSensitive: boolean): boolean {
-  const have = scopeSegments(scope);
-  if (have.length < asked.length) return false;
-  const tail = have.slice(have.length - asked.length);
-  return asked.every((seg, i) => sameText(seg, tail[i]!, caseSensitive));
-}
-
-interface Ranked {
-  symbol: SymbolResult;
-  tier: number;
-  /** Among exact names (tiers 0 and 1): public, outside tests, top-level, with a body, not a twin, shallow first (prominence.ts). */
-  prominence: number;
-  score: number;
-  /** What its copies in duplicated files share (prominence.ts, twinKey), among exact names. */
-  copy?: string;
-}
-
-function rankTier(name: string, pattern: NamePattern): number {
-  const asked = pattern.member;
-  if (!pattern.glob && (name === asked || name === pattern.wholeName)) return 0;
-  if (!pattern.glob && name.toLowerCase() === asked.toLowerCase()) return 1;
-  if (pattern.literalPrefix && name.toLowerCase().startsWith(pattern.literalPrefix.toLowerCase())) return 2;
-  return 3;
-}
-
-function compareRanked(a: Ranked, b: Ranked): number {
-  return a.tier - b.tier || compareProminent(a, b) || compareStrings(a.symbol.name, b.symbol.name);
-}
-
-/**
- * The fetch plan of a search by name: which files to read from Zoekt so that a page is the page
- * of the whole order (tier, then prominence among exact names, then Zoekt's file score; see
- * compareRanked), reading about as many files as the page shows rather than every file that
- * defines the name.
- *
- * Q is the search's query (`sym:` with the name's regex, and the filters). Every request below is
- * Q with negated parts appended (`-file:…`, `-lang:…`, `-( repo:… file:… )`). Zoekt scores a
- * file by the matches and atoms it visits and visits nothing under a negation, so every file read
- * comes with the score it has in Q and all of Q's symbols, whichever request brought it.
- *   1. Q, the best `need` files, `need` being the symbols up to the page's end and one more (for
- *      `next_cursor`; a later page also reads for the page after it, which then comes from the
- *      window cache through the same requests). For an exact name, the last fixed window (2,000 files)
- *      instead: Zoekt's time for a `sym:` regex is that of evaluating every candidate file,
- *      whatever the window, so reading every definition at once is cheaper than the requests
- *      below (each costs as much again); only past 2,000 files do they follow. A glob has no
- *      exact name (no tier 0 or 1), so its order is Zoekt's score after prominence-free tiers,
- *      and the page's own files usually decide it. Its file count says how many files define
- *      the name; when the rest must be read past the last fixed window (2,000), the plan gives
- *      way (below).
- *   2. Let L be the `need`-th symbol of the files read. Zoekt returned the files in score order,
- *      so a symbol outside them can only rank before L with a better tier, or a more prominent
- *      definition, or an equal one in a file scored as high. While one may exist, one request
- *      that can only find such symbols (the files already read left out by name):
- *      a. a better tier than L's (L is the name in another case, a prefix match or the rest):
- *         Q restricted to the files with such a name by a double negation,
- *         `-( -sym:"^(?:Name)$" )`; when that takes another case than Q's (the name in its case,
- *         L in another), `case:yes sym:"^(?:Name)$"` (less the parts of Q that could miss a file
- *         in that case) finds the files, which are then read through Q restricted to them. These
- *         leave the files read out only when some of them hold such a name;
- *      b. among exact names, a more prominent definition: one in a shallower folder (a
- *         definition's prominence is at least its depth), or a public one, which can only be in
- *         a language where the name may be public (not Go for `init`): Q with
- *         `-file:"^(?:[^/]*\/){d}"` and `-lang:…`, until no such file is left (prominence.ts,
- *         rivalsOf). The steps of prominence read from a definition's line rather than its path
- *         (nested, a declaration) and from its path but not as a folder depth (a test) are bits
- *         above the depth: when L has one, a definition without it may be in any folder, and
- *         the plan reads every folder (of the languages where it can be public, if L is);
- *         nesting only makes a definition not public, which keeps the language bound. A twin
- *         (step 5) is decided among the files read (rankFiles): a copy read later can only
- *         make a symbol read a twin, which moves it later, never earlier. So the bounds are
- *         taken for each unread definition at its best (not a twin), and when the plan stops,
- *         the first copy of every symbol up to L has been read (it ranks before L at its best,
- *         so it lies where the plan read), which makes the twins among them the same as in the
- *         whole order;
- *      c. an equally prominent definition, or for prefix and other matches any symbol of L's
- *         tier, in a file scored at least as high as L's: more of Q (in the folders and languages
- *         where such definitions can be, peersOf) down past L's score;
- *      d. fewer than `need` symbols read (a kinds filter, a parent): more of Q.
- *      Each request of a kind asks twice as many files as the one before it. When no more than
- *      `need` files are left unread, or too many were read to leave them out by name (400), one
- *      request reads all that is left.
- *      A window of n files that Zoekt cut holds every file scored above its (n-1)-th best score
- *      (Zoekt may lift one file of another extension into third place from further down).
- *   3. Files left out by name must be only those read, not also a file that shares a name in
- *      another case or another branch's version. A request for more of all of Q checks it with
- *      Zoekt's count (the files of Q less those read); otherwise one count at the end: Q
- *      restricted to the names of the files read that such a twin could have been lost for (not
- *      those deeper than a request's folders, as a twin is as deep) must count exactly them.
- *      Otherwise the plan gives way.
- * The plan gives way to the fixed windows (500 files, then 2,000, all ranked: the order of every
- * page, as before) when Zoekt stops early, with several backends (each cuts its own list), past
- * 2,000 files, and after 12 requests; and a later page whose symbols are more than a quarter of
- * the files (as a cached window counted them) reads them all once, for every page after it to
- * come from the window cache. Counts are exact only when every file was read.
- */
-interface Plan {
-  /** The symbols of the files read, in order: the first `exact` are those of the whole order. */
-  ranked: Ranked[];
-  exact: number;
-  /** Every file that defines a matching symbol was read: the counts are exact. */
-  whole: boolean;
-  files: number;
-  /** More files define it than the last fixed window holds: a walk over pages ends there. */
-  bounded: boolean;
-}
-
-/** A plan gives way to the fixed windows after this many requests. */
-const PLAN_REQUESTS = 12;
-/** Later pages are planned while the symbols they need are at most this share of the files (1/4). */
-const PLAN_SHARE = 4;
-/** Past this many files read, the files read are no longer left out by name: the rest is read whole. */
-const LEFT_OUT_BY_NAME = 400;
-
-class GiveWay extends Error {}
-
-/** The files as one part per repository: `repo:"^r$" file:"^(?:a|b)$"`. */
-function byName(files: Iterable<FileHit>): q.QueryPart[] {
-  const byRepo = new Map<string, Set<string>>();
-  for (const f of files) byRepo.set(f.repo, (byRepo.get(f.repo) ?? new Set()).add(f.path));
-  return [...byRepo].map(([repo, paths]) => q.and(q.repo(`^${q.escapeRegex(repo)}$`), q.file(`^(?:${[...paths].map(q.escapeRegex).join('|')})$`)));
-}
-/** These files left out. */
-const leaveOut = (files: Iterable<FileHit>): string => byName(files).map((p) => q.render(q.not(p))).join(' ');
-/** Only these files, without an atom Zoekt would score: the negation of their negations. */
-const onlyThese = (files: Iterable<FileHit>): string => q.render(q.not(q.and(...byName(files).map(q.not))));
-/** Files of a path class: folders `maxDepth` deep and deeper left out, and the languages skipped. */
-const inClass = (c: PathClass): string =>
-  [...(Number.isFinite(c.maxDepth) ? [q.not(q.file(`^(?:[^/]*/){${c.maxDepth}}`))] : []), ...c.skip.map((l) => q.not(q.lang(l)))].map(q.render).join(' ');
-/** Whether every file of class `inner` is one of class `outer`. */
-const within = (inner: PathClass, outer: PathClass): boolean => inner.maxDepth <= outer.maxDepth && outer.skip.every((l) => inner.skip.includes(l));
-
-/** What a window of Q says of the files it did not hold: none is scored above this. */
-function floorOf(files: readonly FileHit[], exhausted: boolean): number {
-  if (exhausted) return Number.NEGATIVE_INFINITY;
-  const scores = files.map((f) => f.score).sort((a, b) => b - a);
-  return scores.length >= 2 ? scores[scores.length - 2]! : Number.POSITIVE_INFINITY;
-}
-
-/** The files of Q in a path class that were read: all of those scored above `floor`. */
-interface Region extends PathClass {
-  floor: number;
-  /** Files the last request for it asked for. */
-  size: number;
-}
-
-const EVERYWHERE: PathClass = { maxDepth: Number.POSITIVE_INFINITY, skip: [] };
-
-/** The plan gave way to the fixed windows; `total`: how many files match, when Zoekt said. */
-interface GaveWay {
-  total?: number;
-}
-
-async function planNames(searcher: Searcher, m: Matcher, need: number, fresh: boolean, signal?: AbortSignal): Promise<Plan | GaveWay> {
-  if (searcher.zoekt.several || !m.tiers) return {};
-  const tiers = m.tiers.bind(m);
-  const read = new Map<string, FileHit>();
-  let requests = 0;
-  /**
-   * Files left out by name whose twin (a path in another case, another branch's version of it)
-   * a request could have lost: counted at the end. A twin is as deep as its file, so a request
-   * for shallower folders than a file's cannot lose the file's twin.
-   */
-  const suspects = new Map<string, FileHit>();
-  const readLeftOut = (c: PathClass) => {
-    for (const f of read.values()) if (f.path.split('/').length - 1 < c.maxDepth) suspects.set(fileId(f), f);
-    return leaveOut(read.values());
-  };
-  const ask = async (query: string, size: number) => {
-    if (++requests > PLAN_REQUESTS) throw new GiveWay();
-    const w = await searcher.window({ query, size, signal, fresh });
-    if (w.stats.stopped) throw new GiveWay();
-    return w;
-  };
-  const take = (files: readonly FileHit[]) => {
-    for (const f of files) if (!read.has(fileId(f))) read.set(fileId(f), f);
-  };
-  let total: number | undefined;
-  try {
-    const first = await ask(m.query, Math.max(need, m.firstWindow ?? 0));
-    const all = (total = first.stats.fileCount);
-    take(first.files);
-    const regions: Region[] = [{ ...EVERYWHERE, floor: floorOf(first.files, first.exhausted), size: need }];
-    const everything = () => regions[0]!.floor === Number.NEGATIVE_INFINITY;
-    // Every file with a symbol of a tier below this one has been read.
-    let tiersRead = m.firstTier ?? 0;
-    let tierSize = need / 2;
-    /** The rest of Q in one request, when little is left or the names to leave out are too many. */
-    const rest = async () => {
-      // Past the last fixed window, reading the rest is the fixed windows' work, not a plan's.
-      if (all > FILE_WINDOWS[FILE_WINDOWS.length - 1]!) throw new GiveWay();
-      regions[0]!.floor = Number.NEGATIVE_INFINITY;
-      if (read.size <= LEFT_OUT_BY_NAME) {
-        const unread = all - read.size;
-        const w = await ask(`${m.query} ${leaveOut(read.values())}`, unread + 1);
-        // Zoekt counted the files not left out: exactly those unread, so every file left out was one read.
-        if (w.exhausted && w.stats.fileCount === unread) {
-          take(w.files);
-          suspects.clear();
-          return;
-        }
-      }
-      const w = await ask(m.query, all + 1);
-      if (!w.exhausted) throw new GiveWay();
-      read.clear();
-      take(w.files);
-      suspects.clear();
-    };
-    const fewLeft = () => all - read.size <= need || read.size > LEFT_OUT_BY_NAME;
-    /** More of Q in a path class, the files read left out. */
-    const more = async (c: PathClass) => {
-      if (fewLeft()) return rest();
-      let region = regions.find((r) => r.maxDepth === c.maxDepth && r.skip.join() === c.skip.join());
-      if (!region) regions.push((region = { ...c, floor: Number.POSITIVE_INFINITY, size: need / 2 }));
-      if (c.maxDepth === 0) return void (region.floor = Number.NEGATIVE_INFINITY);
-      region.size *= 2;
-      const everywhere = c === EVERYWHERE;
-      const unread = all - read.size;
-      const w = await ask([m.query, inClass(c), everywhere ? leaveOut(read.values()) : readLeftOut(c)].filter(Boolean).join(' '), Math.ceil(region.size));
-      // All of Q but the files read: Zoekt counts exactly the others, or a twin was left out.
-      if (everywhere && w.stats.fileCount !== unread) throw new GiveWay();
-      take(w.files);
-      region.floor = floorOf(w.files, w.exhausted);
-    };
-    /**
-     * More of the files with a symbol of a tier below `tier`, read through Q. The files read are
-     * left out by name only when some of them would be sent again (the twin of any of them could
-     * hold such a symbol).
-     */
-    const betterTiers = async (tier: number, ranked: Ranked[]) => {
-      if (fewLeft()) return rest();
-      tierSize *= 2;
-      const leftOut = ranked.some((r) => r.tier < tier) ? readLeftOut(EVERYWHERE) : '';
-      const how = tiers(tier);
-      if ('restrict' in how) {
-        const w = await ask([m.query, how.restrict, leftOut].filter(Boolean).join(' '), Math.ceil(tierSize));
-        take(w.files);
-        if (w.exhausted) tiersRead = tier;
-        return;
-      }
-      const found = await ask([how.find, leftOut].filter(Boolean).join(' '), Math.ceil(tierSize));
-      const unread = found.files.filter((f) => !read.has(fileId(f)));
-      if (unread.length) {
-        // Read again through Q, for their score in Q and all of Q's symbols.
-        const through = await ask(`${m.query} ${onlyThese(unread)}`, 2 * unread.length + 2);
-        if (!through.exhausted) throw new GiveWay();
-        take(through.files);
-      }
-      if (found.exhausted) tiersRead = tier;
-    };
-    for (;;) {
-      const ranked = rankFiles(m, [...read.values()]);
-      const L = ranked[need - 1];
-      if (everything() || !L) {
-        if (!everything()) {
-          await more(EVERYWHERE);
-          continue;
-        }
-        if (suspects.size) await checkLeftOut(ask, m.query, suspects);
-        return { ranked, exact: ranked.length, whole: true, files: read.size, bounded: false };
-      }
-      if (L.tier > tiersRead) {
-        await betterTiers(L.tier, ranked);
-        continue;
-      }
-      // Among exact names, prominence comes before the score (prominence.ts).
-      const hidden = L.tier === 0 ? m.neverPublic ?? [] : [];
-      const rivals = L.tier <= 1 ? rivalsOf(L.prominence, hidden) : [];
-      const peers = L.tier <= 1 ? peersOf(L.prominence, hidden) : EVERYWHERE;
-      const unread = [
-        ...rivals.filter((c) => !regions.some((r) => r.floor === Number.NEGATIVE_INFINITY && within(c, r))),
-        ...(regions.some((r) => r.floor < L.score && within(peers, r)) ? [] : [peers]),
-      ];
-      if (unread.length) {
-        // Asked together: what one finds only makes L better, which the next round checks.
-        const once = new Map(unread.map((c) => [`${c.maxDepth}\0${c.skip.join()}`, c]));
-        if (fewLeft()) await rest();
-        else await Promise.all([...once.values()].map(more));
-        continue;
-      }
-      if (suspects.size) await checkLeftOut(ask, m.query, suspects);
-      return { ranked, exact: need, whole: false, files: read.size, bounded: all > FILE_WINDOWS[FILE_WINDOWS.length - 1]! };
-    }
-  } catch (err) {
-    if (err instanceof GiveWay) return total === undefined ? {} : { total };
-    throw err;
-  }
-}
-
-/**
- * Files left out by name were only those read: Q restricted to their names counts exactly them.
- * A path in another case (a query in any case matches file names in any case) or another
- * branch's version of a path read would count more.
- */
-async function checkLeftOut(ask: (query: string, size: number) => Promise<Window>, query: string, files: Map<string, FileHit>): Promise<void> {
-  const w = await ask(`${query} ${onlyThese(files.values())}`, 1);
-  if (Math.max(w.stats.fileCount, w.files.length) !== files.size) throw new GiveWay();
-}
-
-/** The symbols of `files` that `m` keeps, in its order; with `seen`, each symbol once across files read twice. */
-function rankFiles(m: Matcher, files: readonly FileHit[], seen?: Set<string>): Ranked[] {
-  const all: Ranked[] = [];
-  for (const file of files) {
-    for (const { symbol, scope } of symbolsOf(file)) {
-      if (seen) {
-        const key = `${symbol.repo}\0${symbol.path}\0${symbol.line}\0${symbol.name}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
-      const r = m.rank(symbol, scope, file.score);
-      if (r) all.push(m.twins && r.tier <= 1 ? { ...r, copy: twinKey(r.symbol, file.checksum) } : r);
-    }
-  }
-  // Among exact names only (tiers 0 and 1), each tier apart.
-  if (m.twins) markTwins(all, compareRanked, (r) => r.tier);
-  return all.sort(compareRanked);
-}
-
-/**
- * The whole order of a search by name, each symbol once: what a page of search_symbols is cut
- * from when every candidate file is read (tests and benchmarks check pages against it). `files`:
- * every file of nameQueries' `query`; `exactCase`: every file of its `exactCase` query, when it
- * has one and that holds no more files than the last fixed window (else the order is `query`'s).
- */
-export function rankByName(args: SymbolSearchArgs, files: readonly FileHit[], exactCase?: readonly FileHit[]): SymbolResult[] {
-  const m = nameMatcher(args, parseName(args.name ?? '', args.regex ?? false), parseKinds(args.kinds));
-  const split = m.byCase && exactCase && exactCase.length <= FILE_WINDOWS[FILE_WINDOWS.length - 1]! ? m.byCase : undefined;
-  if (m.byCase && !exactCase) throw new Error(`rankByName: ${JSON.stringify(args.name)} is read by case; give the files of its exactCase query`);
-  const ranked = split ? [...rankFiles(split.head, exactCase!), ...rankFiles(split.tail, files)] : rankFiles(m, files);
-  return ranked.map((r) => r.symbol);
-}
-
-/** The queries a search by name reads: `exactCase` first when it splits its order by case (Matcher.byCase). */
-export function nameQueries(args: SymbolSearchArgs): { query: string; exactCase?: string } {
-  const m = nameMatcher(args, parseName(args.name ?? '', args.regex ?? false), parseKinds(args.kinds));
-  return { query: m.query, ...(m.byCase ? { exactCase: m.byCase.head.query } : {}) };
-}
-
-/** How one search_symbols call picks and orders symbols among the candidates Zoekt returns. */
-interface Matcher {
-  query: string;
-  /**
-   * Queries whose best files are candidates too: one per word of a description, so that a word
-   * common in names (`string`, `read`) cannot crowd out the files of a rarer one (`split`).
-   */
-  alsoQueries?: string[];
-  /**
-   * A description's words that no candidate's name has, as queries for their short forms and
-   * the acronyms they are part of (words.ts: shortForms, acronymsOf): asked only then, as a name
-   * like `inc` or `gte` is found by no longer word.
-   */
-  shortFormQueries?(ranked: readonly Ranked[]): string[];
-  /** The candidate windows, smallest first (FILE_WINDOWS unless said), and each of alsoQueries' window. */
-  windows?: readonly number[];
-  wordWindow?: number;
-  /** Why the candidates were cut, when they were: candidatesBound() unless said. */
-  bound?: () => { reason: string; hint: string };
-  /** Words of a description its queries leave out: no answer is complete without them. */
-  unsearched?: { reason: string; hint: string };
-  /** What the ranking depends on beyond the window, for the memo of a window's ranking. */
-  memoKey: string;
-  rank(symbol: SymbolResult, scope: string, fileScore: number): Ranked | undefined;
-  /**
-   * A search by name: how to find every file of `query` that holds a symbol of a tier below
-   * `tier` (see planNames): `restrict`, a part that restricts `query` to them without changing a
-   * score, or `find`, a query that finds at least those files. Absent: the whole candidate set is
-   * ranked (the fixed windows).
-   */
-  tiers?(tier: number): { restrict: string } | { find: string };
-  /** The languages where no symbol of tier 0 (the exact name) can be public (prominence.ts). */
-  neverPublic?: readonly string[];
-  /** No symbol it keeps has a tier below this (a glob has no exact name: 2). */
-  firstTier?: number;
-  /**
-   * The files the plan's first request asks for when more than the page needs: Zoekt evaluates
-   * a `sym:` regex over every candidate file whatever the window, so one request that holds
-   * every definition of an exact name costs what one for the page does, and each request a plan
-   * adds to read fewer files costs as much again (bench/README.md, "The fetch plan").
-   */
-  firstWindow?: number;
-  /** The later copies of a definition in duplicated files rank after the first (prominence.ts, step 5). */
-  twins?: boolean;
-  /**
-   * A bare name in any case, read in two parts: `head`, the name in its own case (tier 0) from
-   * a case-sensitive query, which Zoekt evaluates over a fraction of the files (exactCaseQuery);
-   * then `tail`, the other tiers from the query itself, read only when a page reaches past the
-   * head. Tier 0 is ordered by its scores in the head's query, the rest by theirs in `query`.
-   * When the head is more than the last fixed window holds, the whole order is `query`'s alone.
-   */
-  byCase?: {
-    head: Matcher;
-    tail: Matcher;
-    /**
-     * The head is ranked by a plan of its own (a glob: ordered by score, a page's files decide
-     * it) rather than read whole (an exact name, whose definitions are ordered by prominence).
-     */
-    planned: boolean;
-  };
-}
-
-/**
- * A bare name or a glob in any case splits its order by case (Matcher.byCase); other searches by
- * name do not. A glob's matches in its own case (`New*`: `NewReader`, not `newline`) come before
- * those that match only in another case, as an exact name's do: `case:yes sym:"^New"` took 49 ms
- * over the benchmark corpus where `case:no` took 172 (bench/README.md, "The fetch plan").
- */
-function nameMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
-  const all = oneQueryMatcher(args, pattern, kinds);
-  if (args.regex || args.case_sensitive || pattern.parent || pattern.substring) return all;
-  const ownCase = inOwnCase(pattern);
-  const exact = oneQueryMatcher({ ...args, case_sensitive: true }, pattern, kinds);
-  const head: Matcher = {
-    ...exact,
-    query: exactCaseQuery(args, pattern),
-    // The head's query may also bring names that only hold the glob's literal start (exactCaseQuery).
-    rank: (symbol, scope, fileScore) => (ownCase(symbol.name) ? exact.rank(symbol, scope, fileScore) : undefined),
-  };
-  const tail: Matcher = {
-    ...all,
-    memoKey: `${all.memoKey}\u0000other cases`,
-    ...(pattern.glob ? {} : { firstTier: 1 }),
-    rank(symbol, scope, fileScore) {
-      return ownCase(symbol.name) ? undefined : all.rank(symbol, scope, fileScore);
-    },
-  };
-  return { ...all, byCase: { head, tail, planned: pattern.glob === true } };
-}
-
-/** Whether a name is one the pattern matches in the pattern's own case: what the head of Matcher.byCase holds. */
-function inOwnCase(pattern: NamePattern): (name: string) => boolean {
-  if (pattern.glob) {
-    let re: RegExp;
-    try {
-      re = new RegExp(nameGlobToRegex(pattern.member));
-    } catch {
-      // An RE2 class JavaScript cannot read: every match then ranks as another case's, none is lost.
-      return () => false;
-    }
-    return (name) => re.test(name);
-  }
-  return (name) => rankTier(name, pattern) === 0;
-}
-
-function oneQueryMatcher(args: SymbolSearchArgs, pattern: NamePattern, kinds: Set<Kind> | undefined): Matcher {
-  const caseSensitive = args.case_sensitive ?? false;
-  return {
-    query: buildSymbolQuery(args, pattern),
-    memoKey: JSON.stringify([args.name, args.regex, caseSensitive, args.kinds, pattern.substring]),
-    twins: true,
-    rank(symbol, scope, fileScore) {
-      if (pattern.parent) {
-        const isWhole = pattern.wholeName !== undefined && sameText(symbol.name, pattern.wholeName, caseSensitive);
-        if (!isWhole && !parentMatches(pattern.parent, scope, caseSensitive)) return undefined;
-      }
-      if (pattern.global && scope !== '') return undefined;
-      if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
-      const tier = rankTier(symbol.name, pattern);
-      return { symbol, tier, prominence: tier <= 1 ? prominence(symbol) : 0, score: fileScore };
-    },
-    ...(pattern.glob ? { firstTier: 2 } : { firstWindow: FILE_WINDOWS[FILE_WINDOWS.length - 1] }),
-    neverPublic: [pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])]
-      .map(neverPublic)
-      .reduce((a, b) => a.filter((l) => b.includes(l))),
-    tiers(tier) {
-      // rankTier: tier 0 is the name (or the whole dotted name) in its case, tier 1 the name in
-      // another case, tier 2 names that start with the literal prefix, in any case.
-      const names = `(?:${[pattern.member, ...(pattern.wholeName === undefined ? [] : [pattern.wholeName])].map(q.escapeRegex).join('|')})`;
-      const prefix = tier >= 3 && pattern.literalPrefix ? `${q.escapeRegex(pattern.literalPrefix)}|` : '';
-      const symRegex = `^(?:${prefix}${names}$)`;
-      // In Q's own case (case: holds for the whole query): Q restricted to the files with such a
-      // symbol. In any case, tiers below 1 are tier 0 alone; a case-sensitive name (not a
-      // regex, which may say (?i)) has no tier 1 among Q's symbols.
-      if (caseSensitive ? !args.regex : tier >= 2) return { restrict: q.render(q.not(q.not(q.sym(symRegex)))) };
-      // Otherwise a query in the other case, which must not miss Q's files: in case:yes a file:
-      // or regex: part matches fewer files, a -file: part leaves fewer out; the parts that would
-      // miss some are dropped (it may find files that are not Q's, never fewer).
-      if (!caseSensitive) return { find: buildSymbolQuery({ ...args, paths: undefined, case_sensitive: true }, { ...pattern, symRegex, parent: undefined }) };
-      return { find: buildSymbolQuery({ ...args, exclude_paths: undefined, include_vendored: true, case_sensitive: false }, { ...pattern, symRegex }) };
-    },
-  };
-}
-
-/** What surrounds a definition: its parent and folder (a package, often), and its file's name. */
-function contextWords(symbol: SymbolResult): { near: string[]; around: string[] } {
-  const parts = symbol.path.split('/');
-  const file = (parts.pop() ?? '').replace(/\.[^.]*$/, '').replace(/_test$/, '');
-  return { near: [symbol.parent ?? '', parts.pop() ?? ''], around: [file] };
-}
-
-/**
- * The files a description reads: the best 200 of all its words and the best 200 of each word.
- * Zoekt ranks files with names that hold more of the words first, and the best definitions are
- * among those. For the 22 descriptions of test/integration/describe-symbols.test.ts this finds
- * the same answers at 1 and at 3 as 500 and then 2,000 files (and 500 of each word) did, over
- * Go's tree and over the four trees of bench/fetch-plan.sh, in a third to two thirds of the time
- * (bench/README.md, "search_symbols by description"). 100 of each word lost two of them over the
- * four trees, a rare word's files crowded out by a common one's.
- */
-const DESCRIPTION_WINDOWS = [200] as const;
-const DESCRIPTION_WORD_WINDOW = 200;
-
-function descriptionBound(eachWord: boolean): { reason: string; hint: string } {
-  return {
-    reason: `more than ${DESCRIPTION_WINDOWS[0]} files have names with these words; the symbols of the best-ranked ${DESCRIPTION_WINDOWS[0]}${eachWord ? `, and of the best ${DESCRIPTION_WORD_WINDOW} for each word,` : ''} were read`,
-    hint: 'Add a word the names would have, or kinds, languages or paths.',
-  };
-}
-
-/** Why an answer is not complete when numbers of the description were not searched for (descriptionSymbols). */
-function unsearchedNumbers(numbers: readonly string[]): { reason: string; hint: string } {
-  return {
-    reason: `names with only ${numbers.map((n) => `'${n}'`).join(' or ')} of the description's words were not searched for (a number of one or two digits: Zoekt would read every symbol of every file for it); names with the other words were`,
-    hint: `To find names by the number too, search by name with a glob ('*${numbers[0]}*').`,
-  };
-}
-
-/** How many tenths of coverage a definition in a test or an example counts less. */
-const TEST_TIERS = 5;
-
-/** Kinds that are an answer to "what does X": code, and the types that hold it. */
-const DOING_KINDS = new Set(['function', 'method', 'constructor', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
-
-function descriptionMatcher(
-  args: SymbolSearchArgs,
-  words: string[],
-  related: ReadonlyMap<string, readonly string[]>,
-  acronyms: ReadonlyMap<string, readonly string[]>,
-  kinds: Set<Kind> | undefined,
-): Matcher {
-  const queryWith = (symbols: q.QueryPart) => {
-    const parts: q.QueryPart[] = [q.caseMode('yes'), symbols, ...filterParts(args)];
-    if (!args.include_vendored) parts.push(q.not(vendoredPart()));
-    return q.render(q.and(...parts));
-  };
-  const queryOf = (some: string[]) => queryWith(descriptionSymbols(some, related));
-  // One query per word Zoekt can find by its trigrams: a short word's own query would read every
-  // symbol of every file (it is in the query of all words, unless it is a number).
-  const alone = words.filter((w) => findable(w, related));
-  const eachWord = alone.length > 1;
-  const unsearched = unsearchedIn(words, related);
-  const shorterForms = (word: string) => [...new Set([...shortForms(word), ...[...acronyms].filter(([, covered]) => covered.includes(word)).map(([a]) => a)])];
-  return {
-    query: queryOf(words),
-    ...(eachWord ? { alsoQueries: alone.map((w) => queryOf([w])) } : {}),
-    shortFormQueries(ranked) {
-      const met = new Set(ranked.flatMap((r) => r.symbol.matched_words ?? []));
-      const forms = words.filter((w) => !met.has(w)).map(shorterForms);
-      return forms.filter((f) => f.length > 0).map((f) => queryWith(symbolLiterals(f)));
-    },
-    windows: DESCRIPTION_WINDOWS,
-    wordWindow: DESCRIPTION_WORD_WINDOW,
-    memoKey: JSON.stringify(['description', words, [...related], [...acronyms], args.kinds]),
-    bound: () => descriptionBound(eachWord),
-    ...(unsearched.length ? { unsearched: unsearchedNumbers(unsearched) } : {}),
-    rank(symbol, _scope, fileScore) {
-      if (kinds && !kinds.has(symbol.kind as Kind)) return undefined;
-      const { near, around } = contextWords(symbol);
-      const { score, matched, extra, named } = coverage(words, symbol.name, near, around, related, acronyms);
-      // Only a name that has a word of the description (or a related one): its file or parent alone is not a match.
-      if (!named) return undefined;
-      // Coverage first, in steps so that close calls go to what comes next, and TEST_TIERS steps
-      // lower in tests and examples (an agent asking what code does means the code, not its tests);
-      // then kind fit, then the fewest words unasked for (the closest fit: `sort` before
-      // `sortVersions` for "sort versions"), then the definition ranking (public, shallow). The
-      // definition ranking went before the fit until the held-out set of describe-heldout.test.ts
-      // showed public declarations of a `.d.ts` (`anchorIsValid`) outranking the plain function
-      // (`valid`): 10 of 33 in the top 3 then, 15 after, the Go set the same (bench/README.md).
-      const fit = DOING_KINDS.has(symbol.kind) ? 0 : PROMINENCE_LIMIT * 16;
-      return {
-        symbol: { ...symbol, score, matched_words: matched },
-        tier: 10 - Math.floor(score * 10) + (isTest(symbol.path) ? TEST_TIERS : 0),
-        prominence: fit + Math.min(extra, 15) * PROMINENCE_LIMIT + prominence(symbol),
-        score: fileScore,
-      };
-    },
-  };
-}
-
-/**
- * The `sym:` part of a description: any spelling of any of its words or of the words related to
- * them, in lower case, capitalized or upper case, each a substring of a symbol name. Zoekt finds a
- * literal `sym:` through its trigrams in a few tens of ms; a regex that also says where an
- * identifier word starts took it 0.3–6 s over 21,000 files (bench/README.md, "search_symbols by
- * description"), as it is run on every symbol of every candidate file. So `db` also finds
- * `sandbox` here; the ranking keeps only names that have the word as a word (coverage).
- * The query is case:yes.
- */
-export function descriptionSymbols(words: readonly string[], related: ReadonlyMap<string, readonly string[]> = new Map()): q.QueryPart {
-  const searchable = words.flatMap((w) => formsOf(w, related)).filter((f) => !unsearchable(f));
-  return searchable.length ? symbolLiterals(searchable) : q.or(...[...new Set(words.flatMap((w) => formsOf(w, related)))].map((l) => q.sym(q.escapeRegex(l))));
-}
-
-/** Any of the spellings as a `sym:` literal, each in lower case, capitalized and upper case. */
-function symbolLiterals(spellings: readonly string[]): q.QueryPart {
-  const literals = new Set<string>();
-  for (const spelling of spellings) {
-    literals.add(spelling.toLowerCase());
-    literals.add(spelling.charAt(0).toUpperCase() + spelling.slice(1).toLowerCase());
-    literals.add(spelling.toUpperCase());
-  }
-  return q.or(...[...literals].map((l) => q.sym(q.escapeRegex(l))));
-}
-
-/** The spellings a description word is looked for by: its own and those of its related words. */
-function formsOf(word: string, related: ReadonlyMap<string, readonly string[]>): string[] {
-  return [word, ...(related.get(word) ?? [])].flatMap((w) => spellings(w));
-}
-
-/**
- * Zoekt finds a literal through its trigrams; one of fewer than three characters has none and
- * is looked for in every symbol of every file: `sym:"64"` (of "base64") took 100–200 ms over Go's
- * tree, where a literal with trigrams takes 10–40. A number that short is left out of the query
- * of a description with other words (they find `Base64` or `Int64`; the number still counts in
- * the ranking); a short word (`ip`, `io`, `os`) is a name's word and is kept.
- */
-function hasTrigram(literal: string): boolean {
-  return literal.length >= 3;
-}
-
-function unsearchable(spelling: string): boolean {
-  return !hasTrigram(spelling) && /^\d+$/.test(spelling);
-}
-
-/** The numbers a description's query leaves out (none when nothing else is left to search for). */
-function unsearchedIn(words: readonly string[], related: ReadonlyMap<string, readonly string[]>): string[] {
-  const spelled = words.flatMap((w) => formsOf(w, related));
-  const numbers = spelled.filter(unsearchable);
-  return numbers.length === spelled.length ? [] : [...new Set(numbers)];
-}
-
-/** Whether a word (or a word related to it) has a spelling Zoekt can find by its trigrams. */
-function findable(word: string, related: ReadonlyMap<string, readonly string[]>): boolean {
-  return formsOf(word, related).some(hasTrigram);
-}
-
-/** The words of a description, or why it has none that can be searched for. */
-function checkedDescription(description: string): string[] {
-  const words = descriptionWords(description);
-  if (words.length === 0) {
-    throw invalidArgument(
-      `the description '${description.slice(0, 100)}' has no word that could be part of a name`,
-      "Describe what the code does in a few words that would appear in its names: 'database connection', 'retry request', 'parse config file'.",
-    );
-  }
-  if (words.length > MAX_DESCRIPTION_WORDS) {
-    throw invalidArgument(`the description has ${words.length} words; at most ${MAX_DESCRIPTION_WORDS} are used`, 'Keep the words that would appear in the names you look for.');
-  }
-  return words;
-}
-
-const MAX_DESCRIPTION_WORDS = 8;
 
 /** The name or the description: exactly one. */
 function oneOfNameOrDescription(args: SymbolSearchArgs): void {
@@ -752,6 +92,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   let matcher = pattern ? nameMatcher(args, pattern, kinds) : descriptionMatcher(args, words, related, acronyms, kinds);
   let fellBack = false;
   let otherCasesUnread = false;
+  let withLines: readonly FileHit[] | undefined;
   let ranked: Ranked[] = [];
   // The first page says which files in scope the indexer skipped (their symbols are not indexed either).
   const skipped = args.cursor === undefined ? skippedInScope(searcher, filterParts(args), signal).catch(() => undefined) : Promise.resolve(undefined);
@@ -762,6 +103,10 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
    */
   const rankWindow = async (m: Matcher, offset: number, need = offset + limit + 1 + (offset === 0 ? 0 : limit)): Promise<Ranking> => {
     const fresh = offset === 0;
+    if (m.exactName) {
+      const one = await exactInOne(searcher, m, offset + limit, fresh, signal);
+      if (one) return one;
+    }
     if (m.byCase?.planned) {
       const { head, tail } = m.byCase;
       const first = await rankWindow(head, offset, need);
@@ -844,6 +189,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       }
       ranked = ranking.ranked;
       otherCasesUnread = ranking.otherCasesUnread ?? false;
+      withLines = ranking.withLines;
       return {
         items: ranked.slice(offset, offset + limit).map((r) => r.symbol),
         more: ranking.exact > offset + limit,
@@ -861,7 +207,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const notIndexed = await skipped;
   // Documentation and neighbours are a bonus: an answer without them beats no answer.
   const [around, references] = await Promise.all([
-    aroundOf(searcher, page.items, args.description !== undefined, signal).catch(() => undefined),
+    aroundOf(searcher, page.items, args.description !== undefined, signal, withLines).catch(() => undefined),
     args.references ? referencesOf(searcher, page.items, signal) : undefined,
   ]);
   const stats = {
@@ -898,19 +244,6 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
 }
 
-/** The ranked symbols a page is cut from. */
-interface Ranking {
-  /** In order; the first `exact` are those of the whole order (all of them unless a plan stopped early). */
-  ranked: Ranked[];
-  exact: number;
-  /** Every candidate was read: the counts are exact. */
-  complete: boolean;
-  partial: PartialNote | undefined;
-  hadCandidates: boolean;
-  /** The name in its own case filled the page; its other spellings were not read (Matcher.byCase). */
-  otherCasesUnread?: boolean;
-}
-
 /** Siblings named per result, at most. */
 const SIBLINGS = 4;
 
@@ -925,19 +258,20 @@ interface Around {
  * search reads every symbol of the page's files with the lines around them; a search by name
  * the page's names only, and more lines around a name whose comment reaches past those read.
  */
-async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal): Promise<Map<SymbolResult, Around>> {
+async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated: boolean, signal?: AbortSignal, withLines?: readonly FileHit[]): Promise<Map<SymbolResult, Around>> {
   const out = new Map<SymbolResult, Around>();
   if (symbols.length === 0) return out;
-  const read = async (query: string, files: FileHit[], contextLines = DOC_LINES) => {
-    const window = await searcher.filesAmong({ query, contextLines, once: true, signal }, files, files.length);
+  const linesOf = (files: readonly FileHit[]) => {
     const byFile = new Map<string, { symbols: SymbolResult[]; lines: Map<number, string> }>();
-    for (const f of window.files) {
+    for (const f of files) {
       const lines = new Map<number, string>();
       for (const chunk of f.chunks) if (!chunk.fileName) chunk.lines.forEach((l, i) => lines.set(chunk.startLine + i, l));
-      byFile.set(`${f.repo}\0${f.path}`, { symbols: symbolsOf(f).map((x) => x.symbol), lines });
+      byFile.set(`${f.repo}\0${f.path}`, { symbols: withRelated ? symbolsOf(f).map((x) => x.symbol) : [], lines });
     }
     return byFile;
   };
+  const read = async (query: string, files: FileHit[], contextLines = DOC_LINES) =>
+    linesOf((await searcher.filesAmong({ query, contextLines, once: true, signal }, files, files.length)).files);
   let byFile: Awaited<ReturnType<typeof read>>;
   const documentation = new Map<SymbolResult, string | undefined>();
   if (withRelated) {
@@ -951,9 +285,13 @@ async function aroundOf(searcher: Searcher, symbols: SymbolResult[], withRelated
     // comment that no other symbol's lines reached.
     const names = [...new Set(symbols.map((s) => s.name))].map(q.escapeRegex);
     const byName = q.render(q.and(q.caseMode('yes'), q.sym(`^(?:${names.join('|')})$`)));
-    byFile = await read(byName, uniqueFiles(symbols));
+    // The lines the page's symbols were read with, when they were (an exact name: exactInOne).
+    const page = new Set(symbols.map((s) => `${s.repo}\0${s.path}`));
+    byFile = withLines ? linesOf(withLines.filter((f) => page.has(`${f.repo}\0${f.path}`))) : await read(byName, uniqueFiles(symbols));
     let todo = symbols;
-    for (const lines of [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
+    // After the lines of an exact name's one request, a comment that runs past them is read
+    // with the most lines at once: one request more, not two.
+    for (const lines of withLines ? [DOC_MAX_READ_LINES] : [DOC_READ_LINES, DOC_MAX_READ_LINES]) {
       const short: SymbolResult[] = [];
       for (const sym of todo) {
         const had = byFile.get(`${sym.repo}\0${sym.path}`)?.lines;
@@ -1013,11 +351,6 @@ function uniqueFiles(symbols: SymbolResult[]): FileHit[] {
     if (!seen.has(key)) seen.set(key, { repo: s.repo, path: s.path } as FileHit);
   }
   return [...seen.values()];
-}
-
-function candidatesBound(): { reason: string; hint: string } {
-  const most = grouped(FILE_WINDOWS[FILE_WINDOWS.length - 1]!);
-  return { reason: `more than ${most} files define matching symbols; the symbols of the best-ranked ${most} were read`, hint: `Use a longer name or prefix, or kinds. ${NARROW_HINT}` };
 }
 
 /**

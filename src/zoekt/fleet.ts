@@ -72,9 +72,12 @@ export class ZoektFleet {
     const cuts = answered.filter((a) => a.truncated).map((a) => Math.min(...a.files.map((f) => f.score)));
     const floor = cuts.length ? Math.max(...cuts) : Number.NEGATIVE_INFINITY;
     // A backend whose match cap ran out sent nothing below its cut: neither may the merged list.
+    // The file it cut in stays, with the matches it sent, as one Zoekt keeps the file its cap ran
+    // out in (the window then holds only the files above it whole): when that cut is the floor.
     const cut = answered.some((a) => a.cutAt !== undefined);
+    const keep = (a: SearchResult, f: SearchResult['files'][number]) => f.score > floor || (f.matchesCut === true && a.cutAt === floor && f.score === floor);
     return {
-      files: answered.flatMap((a) => a.files).filter((f) => f.score > floor),
+      files: answered.flatMap((a) => a.files.filter((f) => keep(a, f))),
       truncated: cuts.length > 0,
       ...(cut ? { cutAt: floor } : {}),
       stats: {

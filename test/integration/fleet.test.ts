@@ -4,13 +4,13 @@
  * one Zoekt over the union does (the global test server), page for page; a backend that stops
  * makes answers partial, naming it and its repositories, and complete again once it is back.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectStreamable, raw, startAdapter } from '../support/http.js';
 import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
-import { startWebserver, type RunningZoekt } from '../support/zoekt.js';
+import { runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 type Out = Record<string, unknown> & { next_cursor?: string; partial?: { reason: string; hint: string }; stats?: Record<string, unknown> };
 
@@ -247,6 +247,52 @@ describe('scope, admission and metrics across backends', () => {
       expect(Number(tool?.split(' ').pop())).toBe(1);
     } finally {
       await adapter.stop();
+    }
+  });
+});
+
+describe('a language whose sampled file fills the match cap on its backend', { timeout: 120_000 }, () => {
+  // list_repos tells a language's parser from the symbols of a sample of its files, read under a
+  // cap on matches: a header with more symbols than the cap fills it alone, and its backend cuts
+  // the answer in that file. One Zoekt keeps the file it cut in; the fleet must too, or the
+  // language's symbols come from no file and its parser reads `none`.
+  let dir: string;
+  const started: RunningZoekt[] = [];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-fleet-cap-'));
+    const write = (path: string, text: string) => {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, text);
+    };
+    const decls = Array.from({ length: 600 }, (_, i) => `int helper_${i}(int x) { return x + ${i}; }`).join('\n');
+    write(join(dir, 'trees/headers/include/big.hpp'), `#pragma once\nnamespace big {\nclass Widget {\n public:\n  int size() const;\n};\n${decls}\n}\n`);
+    write(join(dir, 'trees/tools/main.go'), 'package main\n\nfunc main() {}\n');
+    for (const repo of ['headers', 'tools']) {
+      mkdirSync(join(dir, `share-${repo}`));
+      runIndexer('dir', ['-index', join(dir, `share-${repo}`), join(dir, 'trees', repo)]);
+    }
+    mkdirSync(join(dir, 'union'));
+    for (const repo of ['headers', 'tools']) for (const f of readdirSync(join(dir, `share-${repo}`))) copyFileSync(join(dir, `share-${repo}`, f), join(dir, 'union', f));
+    for (const [index, repos] of [['share-headers', 1], ['share-tools', 1], ['union', 2]] as const) started.push(await startWebserver({ indexDir: join(dir, index), expectRepos: repos }));
+  });
+  afterAll(async () => {
+    for (const s of started) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('list_repos reports the parser one Zoekt reports', async () => {
+    const one = await connectStdio({ ZOEKT_URL: started[2]!.url, ZOEKT_MCP_CURSOR_SECRET: SECRET });
+    const two = await connectStdio({ ZOEKT_URL: `${started[0]!.url},${started[1]!.url}`, ZOEKT_MCP_CURSOR_SECRET: SECRET });
+    try {
+      const expected = comparable(ok<Out>(await call(one.client, 'list_repos', {}))) as { repos: { name: string; symbols?: { language: string; parser: string }[] }[] };
+      const cpp = expected.repos.find((r) => r.name === 'headers')?.symbols?.find((l) => l.language === 'C++');
+      expect(cpp?.parser).toBeDefined();
+      expect(cpp?.parser).not.toBe('none');
+      const got = comparable(ok<Out>(await call(two.client, 'list_repos', {})));
+      expect(got).toEqual(expected);
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 });
