@@ -389,6 +389,33 @@ describe('an issuer that cannot be read', () => {
   });
 });
 
+describe('an issuer whose key set cannot be read', () => {
+  it('answers 503 issuer_unreachable, fetching the failing key set at most once per cooldown', async () => {
+    // A server of its own, so that no key set fetch of the other tests succeeded before.
+    const keyless = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url } });
+    issuer.failJwks(true);
+    try {
+      const good = await issuer.token('agent-a', keyless.url);
+      const { privateKey } = await generateKeyPair('RS256');
+      const fetchesBefore = issuer.jwksFetches();
+      const answers: { status: number; challenge: string; code: unknown }[] = [];
+      // One after another: each request finds the failure of the one before it.
+      for (let i = 0; i < 20; i++) {
+        const forged = await forge(good, {}, { kid: `down-${i}-${Math.random().toString(36).slice(2)}` }, privateKey);
+        const res = await raw(`${keyless.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${forged}` }, body: '{}' });
+        answers.push({ status: res.status, challenge: String(res.headers['www-authenticate']), code: (res.json() as { error?: { data?: { code?: unknown } } }).error?.data?.code });
+      }
+      expect(new Set(answers.map((a) => a.status))).toEqual(new Set([503]));
+      expect(new Set(answers.map((a) => a.code))).toEqual(new Set(['AUTH_UNAVAILABLE']));
+      expect(issuer.jwksFetches() - fetchesBefore).toBeLessThanOrEqual(1);
+      expect(await keyless.waitForLog('oauth issuer unreachable: access tokens of it are refused with 503')).toMatchObject({ issuer: issuer.url, reason: expect.stringContaining(`the key set of ${issuer.url}`) });
+    } finally {
+      issuer.failJwks(false);
+      await keyless.stop();
+    }
+  });
+});
+
 describe('start-up', () => {
   it('refuses the static token and an issuer together, saying why', () => {
     const run = spawnSync(process.execPath, [CLI, '--http', '--port', '0'], {

@@ -50,6 +50,8 @@ export interface Issuer {
   rotate(): Promise<void>;
   /** Requests for its key set so far. */
   jwksFetches(): number;
+  /** While true, its key set endpoint answers HTTP 500 (an issuer whose keys cannot be read). */
+  failJwks(failing: boolean): void;
   stop(): Promise<void>;
 }
 
@@ -126,8 +128,16 @@ export async function startIssuer(): Promise<Issuer> {
   let current: Provider | undefined;
   let key = await newKey();
   let fetches = 0;
+  let jwksFailing = false;
   const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/jwks')) fetches++;
+    if (req.url?.startsWith('/jwks')) {
+      fetches++;
+      if (jwksFailing) {
+        res.statusCode = 500;
+        res.end('{"error":"server_error"}');
+        return;
+      }
+    }
     if (req.url?.startsWith('/interaction/')) {
       interact(current!, req, res).catch((err: unknown) => {
         res.statusCode = 500;
@@ -161,6 +171,9 @@ export async function startIssuer(): Promise<Issuer> {
       await build();
     },
     jwksFetches: () => fetches,
+    failJwks: (failing) => {
+      jwksFailing = failing;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,7 +5,7 @@
  * when a token names a key id it does not hold (the issuer rotated its keys), at most once per
  * cooldown, so a flood of tokens with made-up key ids cannot make it fetch without end.
  */
-import { createRemoteJWKSet, jwksCache, type JWKSCacheInput, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors, jwksCache, type JWKSCacheInput, type JWTVerifyGetKey } from 'jose';
 
 /** What a resource server uses of an issuer's metadata. */
 export interface IssuerMetadata {
@@ -15,7 +15,7 @@ export interface IssuerMetadata {
 }
 
 /** How long a key set is kept before it is fetched again even if every key id is known. */
-const KEYS_MAX_AGE_MS = 10 * 60_000;
+export const KEYS_MAX_AGE_MS = 10 * 60_000;
 /** The least time between two fetches of a key set: the bound on fetches for unknown key ids. */
 export const KEYS_COOLDOWN_MS = 5_000;
 /** A metadata or key set fetch that takes longer fails (the token is refused as unverifiable, 503). */
@@ -41,6 +41,11 @@ export function metadataUrls(issuer: string): string[] {
 export class IssuerKeys {
   private metadata?: { at: number; reading: Promise<IssuerMetadata> };
   private keySet?: { uri: string; get: JWTVerifyGetKey; fetched: JWKSCacheInput };
+  /**
+   * The last failed key set fetch. jose starts its cooldown only after a fetch that succeeded, so
+   * without this an issuer whose key set fails would be fetched once for every token sent.
+   */
+  private keysFailed?: { at: number; why: string };
 
   constructor(readonly issuer: string) {}
 
@@ -64,7 +69,21 @@ export class IssuerKeys {
       const get = createRemoteJWKSet(new URL(meta.jwks_uri), { cooldownDuration: KEYS_COOLDOWN_MS, cacheMaxAge: KEYS_MAX_AGE_MS, timeoutDuration: FETCH_TIMEOUT_MS, [jwksCache]: fetched });
       this.keySet = { uri: meta.jwks_uri, get, fetched };
     }
-    return this.keySet.get;
+    const { uri, get } = this.keySet;
+    return async (header, token) => {
+      const failed = this.keysFailed;
+      if (failed && Date.now() - failed.at < KEYS_COOLDOWN_MS) throw new IssuerUnreachable(failed.why);
+      try {
+        return await get(header, token);
+      } catch (err) {
+        // What the keys say of the token itself; anything else is the key set not read (an HTTP
+        // error, a body that is not a key set, a timeout): the token could not be checked.
+        if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys || err instanceof errors.JOSENotSupported) throw err;
+        const why = `the key set of ${this.issuer} (${uri}) could not be read: ${err instanceof Error ? err.message : String(err)}`;
+        this.keysFailed = { at: Date.now(), why };
+        throw new IssuerUnreachable(why);
+      }
+    };
   }
 
   /**
