@@ -296,3 +296,42 @@ describe('a language whose sampled file fills the match cap on its backend', { t
     }
   });
 });
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('a backend that stops, under a scope that holds none of its repositories', () => {
+  it('names none of its repositories in any answer, text or structured', async () => {
+    const [first, second] = urls[2];
+    // Each share's repositories from its index: a shard's file name is its repository's, query-escaped.
+    const reposOf = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.zoekt')).map((f) => decodeURIComponent(f.replace(/_v\d+\.\d+\.zoekt$/, '')));
+    const ours = reposOf(shares[2][0]!);
+    const theirs = reposOf(shares[2][1]!);
+    expect(ours.length).toBeGreaterThan(0);
+    expect(theirs.length).toBeGreaterThan(0);
+    const fleet = await connectStdio({ ZOEKT_URL: `${first},${second}`, ZOEKT_MCP_ALLOW_REPOS: ours.join(','), ZOEKT_MCP_CACHE_MB: '0', ZOEKT_MCP_CURSOR_SECRET: SECRET });
+    const i = servers.findIndex((s) => s.url === second);
+    const port = servers[i]!.port;
+    try {
+      // The fleet knows where each repository lives before the backend stops.
+      expect(ok<{ repos: unknown[] }>(await call(fleet.client, 'list_repos', {})).repos.length).toBe(ours.length);
+      await servers[i]!.stop();
+      const answers = {
+        search_code: await call(fleet.client, 'search_code', { query: 'func', limit: 3 }),
+        search_symbols: await call(fleet.client, 'search_symbols', { name: 'get*', limit: 5 }),
+        list_repos: await call(fleet.client, 'list_repos', {}),
+        get_health: await call(fleet.client, 'get_health', {}),
+      };
+      // The backend is still named (it is the operator's): the answers do say something is missing.
+      expect(JSON.stringify(answers.search_code)).toContain(second);
+      expect(JSON.stringify(answers.list_repos)).toContain(second);
+      for (const [tool, answer] of Object.entries(answers)) {
+        const text = JSON.stringify(answer);
+        // A name followed by a character no repository name ends before (gosvc is not gosvc2).
+        for (const repo of theirs) expect(new RegExp(`${escapeRegex(repo)}(?![\\w.-])`).test(text), `${tool} names ${repo}`).toBe(false);
+      }
+    } finally {
+      await fleet.close();
+      servers[i] = await startWebserver({ indexDir: shares[2][1]!, port, expectRepos: theirs.length });
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ToolError } from '../../errors.js';
 import type { ZoektFleet } from '../../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
-import type { FileHit, RepoListResult } from '../../zoekt/wire.js';
+import type { FileHit, MissingBackend, RepoListResult, SearchStatsOut } from '../../zoekt/wire.js';
 import { CursorSigner } from './cursor.js';
 import { randomBytes } from 'node:crypto';
 import { RepoScope } from './scope.js';
@@ -267,9 +267,10 @@ export class Searcher {
     const foreign = files.length < result.files.length ? result.files.filter((f) => !this.scope.allows(f.repo)) : [];
     // Cut to fewer files to fit the memory bound, a larger window would be cut the same way: no
     // later page can be had, and the partial note says how to narrow instead.
-    const stopped = result.stats.stopped;
+    const stats = this.scopedStats(result.stats);
+    const stopped = stats.stopped;
     const capped = stopped?.cause === 'too_large' && stopped.maxDocs !== undefined;
-    const window: Window = { files, size, exhausted: !result.truncated || capped, stats: result.stats };
+    const window: Window = { files, size, exhausted: !result.truncated || capped, stats };
     if (result.cutAt !== undefined) window.cutAt = result.cutAt;
     if (foreign.length) window.dropped = foreign;
     return window;
@@ -297,7 +298,7 @@ export class Searcher {
   async wholeFiles(query: string, maxDocs: number, repo: string, signal?: AbortSignal): Promise<FileHit[]> {
     const result = await this.zoekt.search({ query: this.confine(query), maxDocs, whole: true, signal, repos: [repo], ...(await this.scopeIds(signal)) });
     const files = result.files.filter((f) => this.scope.allows(f.repo));
-    const stopped = result.stats.stopped;
+    const stopped = this.scopedStats(result.stats).stopped;
     // Not found, or held by a backend that did not answer: only the second is worth a retry.
     if (files.length === 0 && stopped?.cause === 'backends_failed') {
       throw new ToolError('UNAVAILABLE', missingBackends(stopped.backends), 'Call again in a few seconds; get_health shows each backend.');
@@ -308,7 +309,26 @@ export class Searcher {
   /** Indexed repositories matching `query` (a `repo:` filter, or '' for all), within the scope. */
   async list(query: string, signal?: AbortSignal): Promise<RepoListResult> {
     const result = await this.zoekt.list(this.confine(query), signal);
-    return { ...result, repos: result.repos.filter((r) => this.scope.allows(r.name)) };
+    const listed: RepoListResult = { ...result, repos: result.repos.filter((r) => this.scope.allows(r.name)) };
+    if (result.missing) listed.missing = this.scopedMissing(result.missing);
+    return listed;
+  }
+
+  /**
+   * The backends that did not answer, each with only the repositories of this scope: the fleet
+   * names every repository a backend served, and messages must name none outside the caller's
+   * scope. A backend's URL is the operator's and stays, with no repositories when none are in scope.
+   */
+  private scopedMissing(backends: readonly MissingBackend[]): MissingBackend[] {
+    const scope = this.scope;
+    return backends.map((b) => ({ ...b, repos: b.repos.filter((r) => scope.allows(r)) }));
+  }
+
+  /** Stats with a failed backend's repositories confined to this scope (see scopedMissing). */
+  private scopedStats(stats: SearchStatsOut): SearchStatsOut {
+    const stopped = stats.stopped;
+    if (stopped?.cause !== 'backends_failed' || !this.scope.restricted) return stats;
+    return { ...stats, stopped: { ...stopped, backends: this.scopedMissing(stopped.backends) } };
   }
 
   /**
