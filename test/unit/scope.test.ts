@@ -24,6 +24,17 @@ describe('RepoScope.narrow', () => {
     expect(q.startsWith('repo:gosvc or x ')).toBe(true);
   });
 
+  it("describes only the caller's globs, never the server's allowlist", () => {
+    // The server's glob is one no caller glob contains, so any trace of it shows.
+    const outer = new RepoScope(['github.com/acme/internal-*', 'github.com/acme/web*']);
+    const scoped = outer.narrow(new RepoScope(['github.com/acme/webapp']));
+    for (const text of [scoped.describe(), scoped.note()!, (() => { try { scoped.check('github.com/acme/gosvc'); } catch (e) { return `${(e as Error).message} ${JSON.stringify(e)}`; } return ''; })()]) {
+      expect(text).toContain("'github.com/acme/webapp'");
+      expect(text).not.toContain('internal-');
+      expect(text).not.toContain('web*');
+    }
+  });
+
   it('is the caller scope itself under an unrestricted server', () => {
     expect(RepoScope.ALL.narrow(caller)).toBe(caller);
   });

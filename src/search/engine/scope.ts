@@ -100,8 +100,12 @@ export class RepoScope {
     return this.restricted ? `this server only searches repositories matching ${this.describe()} (list_repos shows them)` : undefined;
   }
 
+  /**
+   * The globs as messages name them. A narrowed (caller's) scope names only the caller's own:
+   * the server's --allow-repos is the operator's, and a caller learns of it nothing but what
+   * its own repositories show.
+   */
   describe(): string {
-    const own = this.globs.map((g) => `'${g}'`).join(', ') || 'no repository';
-    return this.outer ? `${own} within ${this.outer.describe()}` : own;
+    return this.globs.map((g) => `'${g}'`).join(', ') || 'no repository';
   }
 }
