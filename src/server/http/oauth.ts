@@ -16,7 +16,7 @@ import type { Logger } from '../../log.js';
 import { RepoScope } from '../../search/engine/scope.js';
 import type { Caller } from '../caller.js';
 import { sendJson } from './io.js';
-import { IssuerKeys, IssuerUnreachable } from './oauth-keys.js';
+import { IssuerKeys, IssuerUnreachable, KEYS_MAX_AGE_MS } from './oauth-keys.js';
 import type { Route } from './routes.js';
 
 /** Why a request was refused, as /metrics counts it. */
@@ -154,6 +154,8 @@ export class ResourceServer {
     const keys = typeof claims.iss === 'string' ? this.keys.get(claims.iss) : undefined;
     if (!keys) return this.refuse('wrong_issuer');
     let payload: JWTPayload;
+    // Read before verifying: a key set fetched again meanwhile may no longer hold the key that verified.
+    const generation = keys.generation();
     try {
       ({ payload } = await jwtVerify(token, await keys.keys(), {
         issuer: keys.issuer,
@@ -168,7 +170,10 @@ export class ResourceServer {
       return this.refuse(reason);
     }
     const outcome = this.grant(payload);
-    this.verified.set(token, { keys, generation: keys.generation(), until: payload.exp! + CLOCK_SKEW_S, nbf: payload.nbf, outcome });
+    // Kept no longer than a key set is: a token seen again after that is verified against the key
+    // set as fetched again, so one whose key the issuer dropped is refused.
+    const until = Math.min(payload.exp! + CLOCK_SKEW_S, (Date.now() + KEYS_MAX_AGE_MS) / 1000);
+    if (generation === keys.generation()) this.verified.set(token, { keys, generation, until, nbf: payload.nbf, outcome });
     return outcome;
   }
 

@@ -1,0 +1,91 @@
+/**
+ * The resource server's token check (src/server/http/oauth.ts) against a key set of its own: a
+ * tiny loopback server publishes metadata and a JSON Web Key Set of key pairs generated here, and
+ * the tokens are signed here. This tests the verifier, not a real issuer (http-oauth.test.ts runs
+ * oidc-provider): it reaches what a real issuer cannot be made to do on cue, such as the clock
+ * moving past the key set's lifetime.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ResourceServer } from '../../src/server/http/oauth.js';
+import { KEYS_MAX_AGE_MS } from '../../src/server/http/oauth-keys.js';
+
+const RESOURCE = 'http://127.0.0.1:1';
+const SCOPE = 'zoekt:read';
+
+interface Pair {
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+
+let server: Server;
+let issuer: string;
+/** The keys the issuer publishes now. */
+let published: JWK[] = [];
+let jwksFetches = 0;
+
+async function pair(kid: string): Promise<Pair> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
+}
+
+function sign(key: Pair, claims: Record<string, unknown> = {}, typ = 'at+jwt'): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ scope: SCOPE, ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ })
+    .setIssuer(issuer)
+    .setAudience(RESOURCE)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(key.privateKey);
+}
+
+const request = (token: string) => ({ headers: { authorization: `Bearer ${token}` } }) as IncomingMessage;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/jwks') {
+      jwksFetches++;
+      res.end(JSON.stringify({ keys: published }));
+    } else if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    else {
+      res.statusCode = 404;
+      res.end('{}');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the verified-token cache', () => {
+  it('does not outlive the key set: a token whose key the issuer dropped is refused once the key set is older than its lifetime', async () => {
+    const dropped = await pair('dropped');
+    const kept = await pair('kept');
+    published = [dropped.jwk, kept.jwk];
+    const rs = new ResourceServer({ issuers: [issuer], scope: SCOPE }, RESOURCE);
+    const token = await sign(dropped);
+    expect(await rs.check(request(token))).toMatchObject({ ok: true });
+    published = [kept.jwk];
+    const fetchesBefore = jwksFetches;
+    // Only Date moves: the token is still within its exp, its key set past its lifetime.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + KEYS_MAX_AGE_MS + 60_000);
+    expect(await rs.check(request(token))).toMatchObject({ ok: false, reason: 'unknown_key' });
+    expect(jwksFetches).toBeGreaterThan(fetchesBefore);
+    // A token of the key still published is taken.
+    expect(await rs.check(request(await sign(kept)))).toMatchObject({ ok: true });
+  });
+});
