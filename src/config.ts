@@ -752,6 +752,7 @@ function loadHttp(
   const oauth = loadOAuth(pick, token);
   if (oauth) http.oauth = oauth;
   const loopback = isLoopbackHost(http.host);
+  checkPublicUrl(http, loopback, pick('public-url'));
   if (!loopback && !http.authToken && !http.oauth && !flagOrEnv('insecure-no-auth')) {
     throw new Error(
       `refusing to serve ${http.host} (not a loopback address) without --auth-token or ZOEKT_MCP_AUTH_TOKEN; ` +
@@ -771,6 +772,24 @@ function loadHttp(
     );
   }
   return http;
+}
+
+/**
+ * The URL an OAuth server is reached by, where the bound address cannot be it: tokens are issued
+ * for that URL, so one made up from 0.0.0.0 would refuse every token. And bearer tokens go in
+ * the clear over plain http, so that is only for this machine.
+ */
+function checkPublicUrl(http: HttpConfig, loopback: boolean, given: [string, string] | undefined): void {
+  if (http.oauth && !loopback && !given) {
+    throw new Error(
+      `--oauth-issuer on ${http.host} (not a loopback address) needs --public-url or ZOEKT_MCP_PUBLIC_URL: the URL clients reach this server by (e.g. https://mcp.example.com), which tokens are issued for`,
+    );
+  }
+  if (!given) return;
+  const url = new URL(given[0]);
+  if (url.protocol === 'http:' && !(loopback && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')))) {
+    throw new Error(`${given[1]} is plain http on a non-loopback address (${given[0]}): bearer tokens would cross the network in the clear; use https (a proxy in front terminating TLS)`);
+  }
 }
 
 /** Resource-server mode from its options, or undefined when no issuer is given. */
@@ -809,6 +828,11 @@ function loadOAuth(pick: (flag: string) => [string, string] | undefined, token: 
   if (map && !claim) throw new Error(`${map[1]} needs --oauth-repos-claim (ZOEKT_MCP_OAUTH_REPOS_CLAIM): the token claim whose values it maps`);
   if (claim && map) {
     if (!/^[A-Za-z0-9_.:/-]+$/.test(claim[0])) throw new Error(`${claim[1]} must be a claim name (letters, digits, _ . : / -), got ${JSON.stringify(claim[0])}`);
+    // A dot reads like a path into nested claims (realm_access.roles), which is not followed: the
+    // claim would never be found and every token would read nothing. A URI names one top-level claim.
+    if (claim[0].includes('.') && !claim[0].includes('://')) {
+      throw new Error(`${claim[1]}: ${JSON.stringify(claim[0])} has a '.', but nested claims are not looked up; name a top-level claim (a string or list of strings), e.g. groups`);
+    }
     oauth.reposClaim = claim[0];
     oauth.reposMap = parseReposMap(...map);
   }
@@ -854,6 +878,10 @@ function parseReposMap(value: string, source: string): { value: string; globs: s
     const eq = row.indexOf('=');
     const key = eq < 0 ? '' : row.slice(0, eq).trim();
     if (!key) throw new Error(`${source}: ${JSON.stringify(row)} is not VALUE=GLOB|GLOB (e.g. team-a=github.com/acme/a-*|github.com/acme/shared)`);
+    // The table's separators cannot be in a value: cn=admins,ou=groups=x/* would map "cn".
+    if (row.slice(eq + 1).includes('=') || key.includes('|')) {
+      throw new Error(`${source}: ${JSON.stringify(row)} has a claim value with '=', ';' or '|', which the table uses as separators; such a value cannot be mapped (each row is VALUE=GLOB|GLOB)`);
+    }
     if (seen.has(key)) throw new Error(`${source}: the value ${JSON.stringify(key)} is mapped twice`);
     seen.add(key);
     return { value: key, globs: parseRepoGlobs(row.slice(eq + 1).split('|').join(','), `${source} (${key})`) };

@@ -145,13 +145,20 @@ describe('loadConfig: HTTP', () => {
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'x/*'], {}, /is not VALUE=GLOB\|GLOB/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=x/*;a=y/*'], {}, /the value "a" is mapped twice/],
     [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a=[x'], {}, /--oauth-repos-map \(a\)/],
+    [['--http', '--host', '0.0.0.0', '--allowed-hosts', '*', '--oauth-issuer', 'https://i.example'], {}, /--oauth-issuer on 0\.0\.0\.0 \(not a loopback address\) needs --public-url/],
+    [['--http', '--host', '10.1.2.3', '--allowed-hosts', '*', '--oauth-issuer', 'https://i.example', '--public-url', 'http://mcp.example.com'], {}, /--public-url is plain http on a non-loopback address.*in the clear/],
+    [['--http', '--host', '0.0.0.0', '--allowed-hosts', '*', '--oauth-issuer', 'https://i.example'], { ZOEKT_MCP_PUBLIC_URL: 'http://127.0.0.1:8080' }, /ZOEKT_MCP_PUBLIC_URL is plain http/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--public-url', 'http://mcp.example.com'], {}, /--public-url is plain http/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'cn=admins,ou=groups=github.com/acme/*'], {}, /claim value with '=', ';' or '\|'/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'a|b=github.com/acme/*'], {}, /claim value with '=', ';' or '\|'/],
+    [['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'realm_access.roles', '--oauth-repos-map', 'a=x/*'], {}, /--oauth-repos-claim: "realm_access.roles" has a '\.', but nested claims are not looked up/],
   ])('refuses %j %j with a one-line reason', (argv, env, reason) => {
     expect(refused(argv as string[], env as NodeJS.ProcessEnv)).toMatch(reason);
   });
 
   it('takes an issuer as the sign-in a non-loopback server needs, and reads the claim mapping into a table', () => {
     expect(
-      http(['--http', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com', '--oauth-issuer', 'https://issuer.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'team-a=github.com/acme/a-*|github.com/acme/shared; team-b=github.com/acme/b-*']),
+      http(['--http', '--host', '0.0.0.0', '--allowed-hosts', 'mcp.example.com', '--public-url', 'https://mcp.example.com', '--oauth-issuer', 'https://issuer.example', '--oauth-repos-claim', 'groups', '--oauth-repos-map', 'team-a=github.com/acme/a-*|github.com/acme/shared; team-b=github.com/acme/b-*']),
     ).toMatchObject({
       oauth: {
         issuers: ['https://issuer.example'],
@@ -163,6 +170,13 @@ describe('loadConfig: HTTP', () => {
         ],
       },
     });
+  });
+
+  it('takes a plain http --public-url on this machine only', () => {
+    expect(http(['--http', '--oauth-issuer', 'https://i.example', '--public-url', 'http://localhost:8080']).publicUrl).toBe('http://localhost:8080');
+    expect(http(['--http', '--host', '0.0.0.0', '--allowed-hosts', '*', '--oauth-issuer', 'https://i.example', '--public-url', 'https://mcp.example.com']).publicUrl).toBe('https://mcp.example.com');
+    // A URI names one top-level claim, dots and all.
+    expect(http(['--http', '--oauth-issuer', 'https://i.example', '--oauth-repos-claim', 'https://acme.example/groups', '--oauth-repos-map', 'a=x/*']).oauth?.reposClaim).toBe('https://acme.example/groups');
   });
 
   it('caps the headers timeout at the request timeout: the head is part of the request', () => {
