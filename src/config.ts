@@ -56,6 +56,8 @@ export interface OAuthConfig {
   reposMap?: { value: string; globs: string[] }[];
   /** This server's client at the issuers, for token introspection (RFC 7662) of opaque tokens; absent: opaque tokens are refused. */
   client?: { id: string; secret: string };
+  /** Take JWT access tokens typed `JWT` too (issuers such as Keycloak and Entra ID), not only `at+jwt`; ID tokens (a nonce) are refused still. */
+  acceptJwtTyp?: boolean;
 }
 
 export interface Config {
@@ -370,6 +372,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     env: 'ZOEKT_MCP_OAUTH_CLIENT_SECRET',
     default: { text: 'none' },
     description: 'the secret of --oauth-client-id (HTTP Basic at the introspection endpoint). Prefer the variable: flags show in ps',
+    group: 'http',
+  },
+  {
+    name: 'oauth-accept-jwt-typ',
+    env: 'ZOEKT_MCP_OAUTH_ACCEPT_JWT_TYP',
+    default: { text: 'off: only typ at+jwt (RFC 9068)' },
+    description: 'take JWT access tokens whose header says typ JWT too, for issuers that write it (Keycloak, Entra ID); tokens with a nonce (ID tokens) are refused still',
     group: 'http',
   },
   {
@@ -751,6 +760,10 @@ function loadHttp(
   if (token) http.authToken = parseToken(...token);
   const oauth = loadOAuth(pick, token);
   if (oauth) http.oauth = oauth;
+  if (flagOrEnv('oauth-accept-jwt-typ')) {
+    if (!oauth) throw new Error('--oauth-accept-jwt-typ (ZOEKT_MCP_OAUTH_ACCEPT_JWT_TYP) needs --oauth-issuer (ZOEKT_MCP_OAUTH_ISSUER): the authorization server whose tokens this server takes');
+    oauth.acceptJwtTyp = true;
+  }
   const loopback = isLoopbackHost(http.host);
   checkPublicUrl(http, loopback, pick('public-url'));
   if (!loopback && !http.authToken && !http.oauth && !flagOrEnv('insecure-no-auth')) {

@@ -126,6 +126,8 @@ describe('resource-server mode', () => {
         reason: 'bad_signature',
       },
       { name: 'not a JWT', token: 'opaque-token-0123456789', status: 401, error: 'invalid_token', reason: 'malformed' },
+      // Forged: re-signed with the issuer's own key under the type of an ID token (RFC 9068 section 4: typ must be at+jwt).
+      { name: 'typ JWT', token: await forge(good, {}, { typ: 'JWT' }, issuer.key().privateKey), status: 401, error: 'invalid_token', reason: 'malformed' },
       { name: 'altered claims', token: `${h}.${b64({ ...decodeJwt(good), groups: ['team-b'] })}.${good.split('.')[2]}`, status: 401, error: 'invalid_token', reason: 'bad_signature' },
     ];
     const before = await refusals();

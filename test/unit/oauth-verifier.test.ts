@@ -89,3 +89,26 @@ describe('the verified-token cache', () => {
     expect(await rs.check(request(await sign(kept)))).toMatchObject({ ok: true });
   });
 });
+
+describe('the token type (RFC 9068 section 4)', () => {
+  it('takes at+jwt and application/at+jwt, and refuses JWT or no typ', async () => {
+    const key = await pair('typ');
+    published = [key.jwk];
+    const rs = new ResourceServer({ issuers: [issuer], scope: SCOPE }, RESOURCE);
+    expect(await rs.check(request(await sign(key, {}, 'at+jwt')))).toMatchObject({ ok: true });
+    expect(await rs.check(request(await sign(key, {}, 'application/at+jwt')))).toMatchObject({ ok: true });
+    expect(await rs.check(request(await sign(key, {}, 'JWT')))).toMatchObject({ ok: false, reason: 'malformed' });
+    const untyped = await new SignJWT({ scope: SCOPE }).setProtectedHeader({ alg: 'ES256', kid: key.kid }).setIssuer(issuer).setAudience(RESOURCE).setExpirationTime('1h').sign(key.privateKey);
+    expect(await rs.check(request(untyped))).toMatchObject({ ok: false, reason: 'malformed' });
+  });
+
+  it('takes typ JWT when the deployment says its issuer writes it, but never an ID token (a nonce)', async () => {
+    const key = await pair('jwt-typ');
+    published = [key.jwk];
+    const rs = new ResourceServer({ issuers: [issuer], scope: SCOPE, acceptJwtTyp: true }, RESOURCE);
+    expect(await rs.check(request(await sign(key, {}, 'JWT')))).toMatchObject({ ok: true });
+    expect(await rs.check(request(await sign(key, {}, 'at+jwt')))).toMatchObject({ ok: true });
+    expect(await rs.check(request(await sign(key, { nonce: 'n-0123' }, 'JWT')))).toMatchObject({ ok: false, reason: 'malformed' });
+    expect(await rs.check(request(await sign(key, {}, 'dpop+jwt')))).toMatchObject({ ok: false, reason: 'malformed' });
+  });
+});

@@ -9,7 +9,7 @@
  * tells clients where to get a token. No message, log line or metric carries a token.
  */
 import type { IncomingMessage } from 'node:http';
-import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { OAuthConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -154,21 +154,27 @@ export class ResourceServer {
     const keys = typeof claims.iss === 'string' ? this.keys.get(claims.iss) : undefined;
     if (!keys) return this.refuse('wrong_issuer');
     let payload: JWTPayload;
+    let protectedHeader: JWTHeaderParameters;
     // Read before verifying: a key set fetched again meanwhile may no longer hold the key that verified.
     const generation = keys.generation();
     try {
-      ({ payload } = await jwtVerify(token, await keys.keys(), {
+      ({ payload, protectedHeader } = await jwtVerify(token, await keys.keys(), {
         issuer: keys.issuer,
         audience: this.audiences,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_SKEW_S,
         requiredClaims: ['exp'],
+        // RFC 9068 section 4: an access token says so (jose takes application/at+jwt too), so that
+        // an ID token of the same issuer, signed with the same keys, is not taken for one.
+        ...(this.o.acceptJwtTyp ? {} : { typ: 'at+jwt' }),
       }));
     } catch (err) {
       const reason = refusalOf(err);
       if (reason === 'issuer_unreachable') this.unreachable(keys.issuer, err);
       return this.refuse(reason);
     }
+    // Issuers that write typ JWT (Keycloak, Entra ID) write it on their ID tokens too: those carry a nonce.
+    if (this.o.acceptJwtTyp && (!['at+jwt', 'jwt'].includes(typeOf(protectedHeader)) || payload.nonce !== undefined)) return this.refuse('malformed');
     const outcome = this.grant(payload);
     // Kept no longer than a key set is: a token seen again after that is verified against the key
     // set as fetched again, so one whose key the issuer dropped is refused.
@@ -280,6 +286,11 @@ function scopesOf(payload: JWTPayload): string[] {
   if (Array.isArray(scp)) return scp.filter((s): s is string => typeof s === 'string');
   if (typeof scp === 'string') return scp.split(' ');
   return [];
+}
+
+/** A token's media type as RFC 8725 section 3.11 compares it: without `application/`, in lower case. */
+function typeOf(header: JWTHeaderParameters): string {
+  return (header.typ ?? '').toLowerCase().replace(/^application\//, '');
 }
 
 function refusalOf(err: unknown): Refusal {
