@@ -328,7 +328,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     value: 'URL',
     env: 'ZOEKT_MCP_PUBLIC_URL',
     default: { text: 'the bound address, http://HOST:PORT' },
-    description: 'the URL clients reach this server by, e.g. https://mcp.example.com: what the OAuth metadata and WWW-Authenticate point to',
+    description:
+      'the URL clients reach this server by, e.g. https://mcp.example.com: what the OAuth metadata and WWW-Authenticate point to; needed with --oauth-issuer on a non-loopback --host, and https but on loopback',
     group: 'http',
     field: 'publicUrl',
     parse: parsePublicUrl,
@@ -346,7 +347,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     value: 'CLAIM',
     env: 'ZOEKT_MCP_OAUTH_REPOS_CLAIM',
     default: { text: 'none: every token reads what the server may' },
-    description: 'the access-token claim (a string or a list of strings, e.g. groups) whose values --oauth-repos-map turns into the repositories its caller may read',
+    description:
+      'the access-token claim (a string or a list of strings, e.g. groups) whose values --oauth-repos-map turns into the repositories its caller may read; a top-level claim (nested ones, a.b, are not looked up)',
     group: 'http',
   },
   {
@@ -355,7 +357,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     env: 'ZOEKT_MCP_OAUTH_REPOS_MAP',
     default: { text: 'none' },
     description:
-      "claim values and the repo globs each grants, VALUE=GLOB|GLOB separated by ';', e.g. team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*; a caller reads the union of its values' globs (within --allow-repos), and a value not listed grants nothing",
+      "claim values and the repo globs each grants, VALUE=GLOB|GLOB separated by ';' (a value cannot hold = ; or |), e.g. team-a=github.com/acme/a-*|github.com/acme/shared;team-b=github.com/acme/b-*; a caller reads the union of its values' globs (within --allow-repos), and a value not listed grants nothing",
     group: 'http',
   },
   {
