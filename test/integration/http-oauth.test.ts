@@ -87,6 +87,14 @@ describe('resource-server mode', () => {
     }
   });
 
+  it('answers another authentication scheme with the bare challenge, no error code (RFC 6750 section 3.1)', async () => {
+    for (const authorization of [`Basic ${Buffer.from('user:password').toString('base64')}`, 'Digest username="u"', 'DPoP abc.def.ghi']) {
+      const res = await raw(`${adapter.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', authorization }, body: '{}' });
+      expect(res.status, authorization).toBe(401);
+      expect(String(res.headers['www-authenticate']), authorization).toBe(`Bearer resource_metadata="${adapter.url}/.well-known/oauth-protected-resource/mcp", scope="${READ_SCOPE}"`);
+    }
+  });
+
   it('takes a token the issuer gave for this server and answers tool calls with it', async () => {
     const client = await connectWith(await issuer.token('agent-a', adapter.url));
     try {

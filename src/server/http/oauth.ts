@@ -134,7 +134,9 @@ export class ResourceServer {
   /** The caller a request's access token stands for, or why it is refused. */
   async check(req: IncomingMessage): Promise<OAuthOutcome> {
     const header = req.headers.authorization;
-    if (header === undefined) return this.refuse('no_token');
+    // RFC 6750 section 3.1: a request with another scheme (Basic, DPoP, …) carries no bearer token,
+    // and gets the bare challenge, with no error code.
+    if (header === undefined || !/^Bearer(?:[ \t]|$)/i.test(header)) return this.refuse('no_token');
     const m = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(header);
     if (!m) return this.refuse('malformed');
     const token = m[1]!;
