@@ -3,7 +3,8 @@
  * tiny loopback server publishes metadata and a JSON Web Key Set of key pairs generated here, and
  * the tokens are signed here. This tests the verifier, not a real issuer (http-oauth.test.ts runs
  * oidc-provider): it reaches what a real issuer cannot be made to do on cue, such as the clock
- * moving past the key set's lifetime.
+ * moving past the key set's lifetime, or an introspection endpoint answering what a test needs
+ * (a refresh token, an issuer down).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,9 @@ let issuer: string;
 /** The keys the issuer publishes now. */
 let published: JWK[] = [];
 let jwksFetches = 0;
+/** What the introspection endpoint answers each token (RFC 7662), and how often it was asked. */
+let introspected: (token: string) => Record<string, unknown> = () => ({ active: false });
+let introspections = 0;
 
 async function pair(kid: string): Promise<Pair> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
@@ -51,7 +55,12 @@ beforeAll(async () => {
     if (req.url === '/jwks') {
       jwksFetches++;
       res.end(JSON.stringify({ keys: published }));
-    } else if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    } else if (req.url === '/introspect' && req.method === 'POST') {
+      introspections++;
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => res.end(JSON.stringify(introspected(new URLSearchParams(body).get('token') ?? ''))));
+    } else if (req.url === '/.well-known/oauth-authorization-server') res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks`, introspection_endpoint: `${issuer}/introspect` }));
     else {
       res.statusCode = 404;
       res.end('{}');
@@ -110,5 +119,37 @@ describe('the token type (RFC 9068 section 4)', () => {
     expect(await rs.check(request(await sign(key, {}, 'at+jwt')))).toMatchObject({ ok: true });
     expect(await rs.check(request(await sign(key, { nonce: 'n-0123' }, 'JWT')))).toMatchObject({ ok: false, reason: 'malformed' });
     expect(await rs.check(request(await sign(key, {}, 'dpop+jwt')))).toMatchObject({ ok: false, reason: 'malformed' });
+  });
+});
+
+describe('introspection of opaque tokens (RFC 7662)', () => {
+  const client = { id: 'zoekt-mcp', secret: 'client-secret-0123456789' };
+  const active = (extra: Record<string, unknown> = {}) => ({ active: true, iss: issuer, aud: RESOURCE, scope: SCOPE, exp: Math.floor(Date.now() / 1000) + 600, ...extra });
+
+  it('asks the issuer once for a token it called inactive, however often the token comes again', async () => {
+    introspected = () => ({ active: false });
+    const rs = new ResourceServer({ issuers: [issuer], scope: SCOPE, client }, RESOURCE);
+    const before = introspections;
+    for (let i = 0; i < 10; i++) expect(await rs.check(request('made-up-opaque-token-0123456789'))).toMatchObject({ ok: false, reason: 'inactive' });
+    expect(introspections - before).toBe(1);
+  });
+
+  it('asks the next issuer when one cannot be read, and takes the token it calls active', async () => {
+    introspected = () => active();
+    const rs = new ResourceServer({ issuers: ['http://127.0.0.1:1', issuer], scope: SCOPE, client }, RESOURCE);
+    expect(await rs.check(request('opaque-token-of-the-second-issuer'))).toMatchObject({ ok: true });
+    // Known to no issuer that answered, while one could not be asked: it may know it.
+    introspected = () => ({ active: false });
+    expect(await rs.check(request('opaque-token-nobody-knows'))).toMatchObject({ ok: false, reason: 'issuer_unreachable' });
+  });
+
+  it('refuses an active token that is not an access token', async () => {
+    const rs = new ResourceServer({ issuers: [issuer], scope: SCOPE, client }, RESOURCE);
+    introspected = () => active({ token_type: 'refresh_token' });
+    expect(await rs.check(request('opaque-refresh-token'))).toMatchObject({ ok: false, reason: 'malformed' });
+    introspected = () => active({ token_type: 'Bearer' });
+    expect(await rs.check(request('opaque-bearer-token'))).toMatchObject({ ok: true });
+    introspected = () => active({ token_type: 'access_token' });
+    expect(await rs.check(request('opaque-access-token'))).toMatchObject({ ok: true });
   });
 });

@@ -8,6 +8,7 @@
  * the configured table, narrows what its caller reads. Protected Resource Metadata (RFC 9728)
  * tells clients where to get a token. No message, log line or metric carries a token.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { decodeJwt, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -92,6 +93,8 @@ export class ResourceServer {
    * ones cannot evict each other's way past the bound.
    */
   private readonly verified = new LRUCache<string, Verified>({ max: MAX_VERIFIED });
+  /** Opaque tokens every issuer called inactive, by SHA-256 digest, for INTROSPECTED_FOR_S. */
+  private readonly inactive = new LRUCache<string, true>({ max: MAX_VERIFIED, ttl: INTROSPECTED_FOR_S * 1000 });
 
   /** When the last warning that an issuer could not be read was logged: one per 5 s at most. */
   private warnedAt = 0;
@@ -198,20 +201,19 @@ export class ResourceServer {
    */
   private async introspect(token: string): Promise<OAuthOutcome> {
     const client = this.o.client!;
+    // Kept by a digest: the cache holds no token, and made-up tokens cost one question per INTROSPECTED_FOR_S.
+    const digest = createHash('sha256').update(token).digest('base64url');
+    if (this.inactive.get(digest)) return this.refuse('inactive');
     const basic = Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64');
     let offered = false;
+    let unreachable = false;
     for (const keys of this.keys.values()) {
       let endpoint: string | undefined;
+      let answer: JWTPayload & { active?: unknown; token_type?: unknown };
       try {
         endpoint = (await keys.meta()).introspection_endpoint;
-      } catch (err) {
-        this.unreachable(keys.issuer, err);
-        return this.refuse('issuer_unreachable');
-      }
-      if (!endpoint) continue;
-      offered = true;
-      let answer: JWTPayload & { active?: unknown };
-      try {
+        if (!endpoint) continue;
+        offered = true;
         const res = await fetch(endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
@@ -221,18 +223,21 @@ export class ResourceServer {
         });
         if (!res.ok) {
           await res.body?.cancel();
-          this.unreachable(keys.issuer, new Error(`its introspection endpoint answered HTTP ${res.status}`));
-          return this.refuse('issuer_unreachable');
+          throw new Error(`its introspection endpoint answered HTTP ${res.status}`);
         }
-        answer = (await res.json()) as JWTPayload & { active?: unknown };
+        answer = (await res.json()) as typeof answer;
       } catch (err) {
+        // Another issuer may know the token: one that cannot be asked does not stop the others.
         this.unreachable(keys.issuer, err);
-        return this.refuse('issuer_unreachable');
+        unreachable = true;
+        continue;
       }
       // Not active here: another issuer may know it.
       if (answer.active !== true) continue;
       const now = Date.now() / 1000;
       if (answer.iss !== undefined && answer.iss !== keys.issuer) return this.refuse('wrong_issuer');
+      // A refresh token (or another kind) is active too, but is not for calling a resource server.
+      if (answer.token_type !== undefined && !(typeof answer.token_type === 'string' && ['access_token', 'bearer'].includes(answer.token_type.toLowerCase()))) return this.refuse('malformed');
       const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
       if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience');
       if (typeof answer.exp === 'number' && now >= answer.exp + CLOCK_SKEW_S) return this.refuse('expired');
@@ -242,7 +247,11 @@ export class ResourceServer {
       this.verified.set(token, { until, nbf: typeof answer.nbf === 'number' ? answer.nbf : undefined, outcome });
       return outcome;
     }
-    return this.refuse(offered ? 'inactive' : 'malformed');
+    // An issuer that could not be asked may know the token: not called inactive, nor kept so.
+    if (unreachable) return this.refuse('issuer_unreachable');
+    if (!offered) return this.refuse('malformed');
+    this.inactive.set(digest, true);
+    return this.refuse('inactive');
   }
 
   /** Tells the operator why tokens of an issuer cannot be checked (its metadata or keys), now and then. */
