@@ -426,6 +426,22 @@ describe('an issuer whose key set cannot be read', () => {
   });
 });
 
+describe('--oauth-accept-jwt-typ', () => {
+  it('takes access tokens typed JWT, as Keycloak and Entra ID write them, but never one with a nonce (an ID token)', async () => {
+    const lenient = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_OAUTH_ACCEPT_JWT_TYP: '1' } });
+    const send = async (token: string) => (await raw(`${lenient.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) })).status;
+    try {
+      const good = await issuer.token('agent-a', lenient.url);
+      expect(await send(good)).toBe(200);
+      // Forged: re-signed with the issuer's own key, as an issuer writing typ JWT would sign it.
+      expect(await send(await forge(good, {}, { typ: 'JWT' }, issuer.key().privateKey))).toBe(200);
+      expect(await send(await forge(good, { nonce: 'n-0123456789' }, { typ: 'JWT' }, issuer.key().privateKey))).toBe(401);
+    } finally {
+      await lenient.stop();
+    }
+  });
+});
+
 describe('start-up', () => {
   it('refuses the static token and an issuer together, saying why', () => {
     const run = spawnSync(process.execPath, [CLI, '--http', '--port', '0'], {
@@ -436,5 +452,11 @@ describe('start-up', () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('ZOEKT_MCP_AUTH_TOKEN and ZOEKT_MCP_OAUTH_ISSUER are both set');
     expect(run.stderr).not.toContain('test-token-0123456789abcdef');
+  });
+
+  it('refuses --oauth-accept-jwt-typ without an issuer, saying why', () => {
+    const run = spawnSync(process.execPath, [CLI, '--http', '--port', '0', '--oauth-accept-jwt-typ'], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--oauth-accept-jwt-typ (ZOEKT_MCP_OAUTH_ACCEPT_JWT_TYP) needs --oauth-issuer');
   });
 });
