@@ -35,7 +35,9 @@ export function sendJsonText(res: ServerResponse, status: number, json: string, 
     return;
   }
   const text = `${json}\n`;
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), 'cache-control': 'no-store' });
+  // Answers carry what a token may read, so never cached; a caller that says otherwise (the
+  // public metadata) is heard.
+  res.writeHead(status, { 'cache-control': 'no-store', ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
 }
 
