@@ -46,7 +46,7 @@ export interface HttpConfig {
 export interface OAuthConfig {
   /** The authorization servers whose tokens are taken, by issuer identifier (their `iss`). */
   issuers: string[];
-  /** The audience tokens must carry (RFC 8707); absent: the server's public URL. */
+  /** One more audience a token may carry (RFC 8707), besides the server's own URLs; never the metadata's resource. */
   audience?: string;
   /** The scope a token needs for the tools and /metrics. */
   scope: string;
@@ -319,8 +319,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'oauth-audience',
     value: 'URL',
     env: 'ZOEKT_MCP_OAUTH_AUDIENCE',
-    default: { text: '--public-url' },
-    description: 'the audience (RFC 8707 resource) an access token must be issued for, and the resource the metadata names',
+    default: { text: 'none' },
+    description: "one more audience (RFC 8707 resource) an access token may be issued for, besides the server's own (--public-url, and it with /mcp or /sse, which the metadata names)",
     group: 'http',
   },
   {

@@ -12,6 +12,8 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -74,17 +76,37 @@ describe('resource-server mode', () => {
     const challenge = String(res.headers['www-authenticate']);
     expect(challenge).toBe(`Bearer resource_metadata="${adapter.url}/.well-known/oauth-protected-resource/mcp", scope="${READ_SCOPE}"`);
     expect(res.json()).toMatchObject({ error: { code: -32001, data: { code: 'UNAUTHORIZED' } } });
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    // RFC 9728 section 3.3: each document names the resource its URL was derived from.
+    for (const [path, resource] of [
+      ['/.well-known/oauth-protected-resource/mcp', `${adapter.url}/mcp`],
+      ['/.well-known/oauth-protected-resource/sse', `${adapter.url}/sse`],
+      ['/.well-known/oauth-protected-resource', adapter.url],
+    ]) {
       const meta = await raw(`${adapter.url}${path}`);
       expect(meta.status).toBe(200);
-      expect(meta.json()).toEqual({
-        resource: adapter.url,
+      // The metadata may be cached; what it says changes only with the configuration.
+      expect(meta.headers['cache-control'], path).toBe('max-age=3600');
+      expect(meta.json(), path).toEqual({
+        resource,
         authorization_servers: [issuer.url],
         scopes_supported: [READ_SCOPE],
         bearer_methods_supported: ['header'],
         resource_name: 'zoekt-mcp',
       });
     }
+  });
+
+  it("points a legacy SSE client to the metadata of /sse, whose resource is the URL it connects to", async () => {
+    const res = await raw(`${adapter.url}/sse`, { headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(401);
+    expect(String(res.headers['www-authenticate'])).toBe(`Bearer resource_metadata="${adapter.url}/.well-known/oauth-protected-resource/sse", scope="${READ_SCOPE}"`);
+  });
+
+  it('takes tokens issued for the MCP endpoint, for /sse and for the server as a whole, and no other', async () => {
+    for (const resource of [`${adapter.url}/mcp`, `${adapter.url}/sse`, adapter.url, `${adapter.url}/`]) {
+      expect((await post(await issuer.token('agent-a', resource))).status, resource).toBe(200);
+    }
+    expect((await post(await issuer.token('agent-a', `${adapter.url}/other`))).status).toBe(401);
   });
 
   it('answers another authentication scheme with the bare challenge, no error code (RFC 6750 section 3.1)', async () => {
@@ -328,7 +350,8 @@ describe("an MCP SDK client's own OAuth support", () => {
     expect(code).toBeDefined();
     await first.finishAuth(await code!);
     expect(tokens?.access_token).toBeDefined();
-    expect(decodeJwt(tokens!.access_token)).toMatchObject({ aud: expect.stringMatching(new RegExp(`^${adapter.url}/?$`)), sub: 'bob', scope: expect.stringContaining(READ_SCOPE) });
+    // The resource the SDK asked for is the one the metadata of /mcp names: the MCP endpoint.
+    expect(decodeJwt(tokens!.access_token)).toMatchObject({ aud: `${adapter.url}/mcp`, sub: 'bob', scope: expect.stringContaining(READ_SCOPE) });
     const signedIn = new Client({ name: 'oauth-tests', version: '1.0.0' }, CLIENT_OPTIONS);
     await signedIn.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     try {
@@ -422,6 +445,69 @@ describe('an issuer whose key set cannot be read', () => {
     } finally {
       issuer.failJwks(false);
       await keyless.stop();
+    }
+  });
+});
+
+describe('an issuer whose metadata or introspection answer cannot be used', () => {
+  it('refuses a key set or introspection endpoint over plain http off loopback, and never logs a non-JSON answer', async () => {
+    const secret = 'ANSWER-TEXT-0123456789';
+    const fake = createServer((req, res) => {
+      if (req.url === '/.well-known/oauth-authorization-server') {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ issuer: fakeUrl, jwks_uri: 'http://keys.invalid/jwks', introspection_endpoint: `${fakeUrl}/introspect` }));
+        return;
+      }
+      if (req.url === '/introspect') {
+        res.setHeader('content-type', 'text/html');
+        res.end(`<html>not json: ${secret}</html>`);
+        return;
+      }
+      res.statusCode = 404;
+      res.end();
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const fakeUrl = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+    const server = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: fakeUrl, ZOEKT_MCP_OAUTH_CLIENT_ID: 'zoekt-mcp', ZOEKT_MCP_OAUTH_CLIENT_SECRET: CLIENT_SECRET } });
+    const send = (token: string) => raw(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: '{}' });
+    try {
+      const opaque = await send('opaque-token-0123456789abcdef');
+      expect(opaque.status).toBe(503);
+      const logged = await server.waitForLog('oauth issuer unreachable: access tokens of it are refused with 503');
+      expect(logged).toMatchObject({ issuer: fakeUrl, reason: expect.stringContaining('not JSON') });
+      expect(server.stderr()).not.toContain(secret);
+      // The warning is logged once per 5 s at most.
+      await new Promise((r) => setTimeout(r, 5_200));
+      const forged = await forge(await issuer.token('agent-a', server.url), { iss: fakeUrl }, {}, issuer.key().privateKey);
+      expect((await send(forged)).status).toBe(503);
+      const until = Date.now() + 5_000;
+      let reasons: unknown[] = [];
+      while (Date.now() < until && !reasons.some((r) => String(r).includes('http://keys.invalid/jwks'))) {
+        reasons = server.logs().filter((l) => l.msg === 'oauth issuer unreachable: access tokens of it are refused with 503').map((l) => l.reason);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(reasons.find((r) => String(r).includes('http://keys.invalid/jwks'))).toContain('https');
+    } finally {
+      await server.stop();
+      fake.closeAllConnections();
+      await new Promise((r) => fake.close(r));
+    }
+  }, 30_000);
+});
+
+describe('--oauth-audience', () => {
+  it('takes tokens for that audience as well, while the metadata still names the URL it is served from', async () => {
+    const audience = 'https://api.example.com/zoekt';
+    const server = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_OAUTH_AUDIENCE: audience } });
+    const send = async (token: string) => (await raw(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) })).status;
+    try {
+      // The TS SDK's selectResourceURL refuses a resource of another origin than the server's.
+      expect((await raw(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({ resource: `${server.url}/mcp` });
+      expect(await send(await issuer.token('agent-a', audience))).toBe(200);
+      expect(await send(await issuer.token('agent-a', `${server.url}/mcp`))).toBe(200);
+      expect(await send(await issuer.token('agent-a', 'https://other.example/mcp'))).toBe(401);
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -110,7 +110,7 @@ async function accessToken(r: Request, rs: ResourceServer, ctx: CheckContext): P
   ctx.refused?.(outcome.reason);
   if (outcome.reason === 'issuer_unreachable') throw new HttpError(503, 'AUTH_UNAVAILABLE', `${outcome.message}; retry shortly`, { 'retry-after': '5' });
   const scope = outcome.reason === 'insufficient_scope';
-  throw new HttpError(scope ? 403 : 401, scope ? 'INSUFFICIENT_SCOPE' : 'UNAUTHORIZED', outcome.message, { 'www-authenticate': rs.challenge(outcome.reason) });
+  throw new HttpError(scope ? 403 : 401, scope ? 'INSUFFICIENT_SCOPE' : 'UNAUTHORIZED', outcome.message, { 'www-authenticate': rs.challenge(outcome.reason, r.path) });
 }
 
 const shuttingDown: Check = ({ route }, { draining }) => {

@@ -6,6 +6,7 @@
  * cooldown, so a flood of tokens with made-up key ids cannot make it fetch without end.
  */
 import { createRemoteJWKSet, errors, jwksCache, type JWKSCacheInput, type JWTVerifyGetKey } from 'jose';
+import { isLoopbackHost } from '../../patterns/hosts.js';
 
 /** What a resource server uses of an issuer's metadata. */
 export interface IssuerMetadata {
@@ -22,6 +23,17 @@ export const KEYS_COOLDOWN_MS = 5_000;
 const FETCH_TIMEOUT_MS = 5_000;
 /** After a failed metadata read, the next token waits this long before it is read again. */
 const METADATA_RETRY_MS = 5_000;
+
+/** https, or plain http to this machine only: where an issuer may send this server for keys or introspection. */
+export function secureUrl(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+}
 
 /** The failure of reading an issuer's metadata or keys: the server could not check a token. */
 export class IssuerUnreachable extends Error {}
@@ -63,6 +75,8 @@ export class IssuerKeys {
   async keys(): Promise<JWTVerifyGetKey> {
     const meta = await this.meta();
     if (!meta.jwks_uri) throw new IssuerUnreachable(`the metadata of ${this.issuer} names no jwks_uri`);
+    // Keys read over plain http across a network could be anyone's: the token would prove nothing.
+    if (!secureUrl(meta.jwks_uri)) throw new IssuerUnreachable(`the metadata of ${this.issuer} names a jwks_uri that is not https (plain http is for loopback only): ${meta.jwks_uri}`);
     if (this.keySet?.uri !== meta.jwks_uri) {
       // jose writes the time of each successful fetch here: what generation() reads.
       const fetched: JWKSCacheInput = {};

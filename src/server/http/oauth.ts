@@ -17,7 +17,7 @@ import type { Logger } from '../../log.js';
 import { RepoScope } from '../../search/engine/scope.js';
 import type { Caller } from '../caller.js';
 import { sendJson } from './io.js';
-import { IssuerKeys, IssuerUnreachable, KEYS_MAX_AGE_MS } from './oauth-keys.js';
+import { IssuerKeys, IssuerUnreachable, KEYS_MAX_AGE_MS, secureUrl } from './oauth-keys.js';
 import type { Route } from './routes.js';
 
 /** Why a request was refused, as /metrics counts it. */
@@ -60,6 +60,14 @@ interface Verified {
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
+/**
+ * The resources this server is, by path: the server as a whole, and each MCP endpoint a client
+ * may connect to. RFC 9728 section 3.3: the metadata at a path-suffixed well-known URL names the
+ * resource it was derived from, and a client uses its endpoint's URL as the resource it asks a
+ * token for (MCP authorization, RFC 8707), so a token for any of them is for this server.
+ */
+const RESOURCE_PATHS = ['', '/mcp', '/sse'] as const;
+
 /** What the token check says to a refused request, without the token. */
 const MESSAGES: Record<Refusal, string> = {
   no_token: 'this server needs an OAuth access token: Authorization: Bearer <access token>',
@@ -78,10 +86,13 @@ const MESSAGES: Record<Refusal, string> = {
 export class ResourceServer {
   readonly issuers: readonly string[];
   readonly scope: string;
-  /** The audience tokens must carry, and the resource the metadata names. */
+  /** The resource of the MCP endpoint (`<public url>/mcp`): what a client of /mcp asks a token for. */
   readonly resource: string;
-  /** Where the metadata of the MCP endpoint is: what a 401 points a client to. */
+  /** Where the metadata of the MCP endpoint is: what a 401 on /mcp points a client to. */
   readonly metadataUrl: string;
+  /** The public URL, without a trailing slash. */
+  private readonly base: string;
+  /** Every audience taken: each resource of RESOURCE_PATHS, and --oauth-audience, with or without a trailing slash. */
   private readonly audiences: string[];
   private readonly keys = new Map<string, IssuerKeys>();
   private readonly scopes = new Map<string, RepoScope>();
@@ -106,19 +117,34 @@ export class ResourceServer {
   ) {
     this.issuers = o.issuers;
     this.scope = o.scope;
-    this.resource = o.audience ?? publicUrl;
+    this.base = publicUrl.replace(/\/+$/, '');
+    this.resource = `${this.base}/mcp`;
     // `https://mcp.example.com` and `https://mcp.example.com/` name one resource: clients send either.
-    const bare = this.resource.replace(/\/+$/, '');
-    this.audiences = [bare, `${bare}/`];
-    this.metadataUrl = `${publicUrl.replace(/\/+$/, '')}${METADATA_PATH}/mcp`;
+    // --oauth-audience is one more audience (an issuer that names the server otherwise), never
+    // the metadata's resource: a client refuses a resource that is not its endpoint's own.
+    const bare = [...RESOURCE_PATHS.map((p) => `${this.base}${p}`), ...(o.audience ? [o.audience.replace(/\/+$/, '')] : [])];
+    this.audiences = [...new Set(bare.flatMap((a) => [a, `${a}/`]))];
+    this.metadataUrl = this.metadataUrlOf('/mcp');
     for (const issuer of o.issuers) this.keys.set(issuer, new IssuerKeys(issuer));
     this.reposMap = o.reposMap && new Map(o.reposMap.map((r) => [r.value, r.globs]));
   }
 
-  /** Protected Resource Metadata (RFC 9728) for this server. */
-  metadata(): Record<string, unknown> {
+  /** The resource a request path belongs to: its MCP endpoint (/messages is /sse's), else the server. */
+  private resourcePathOf(path: string): (typeof RESOURCE_PATHS)[number] {
+    if (path === '/mcp') return '/mcp';
+    if (path === '/sse' || path === '/messages') return '/sse';
+    return '';
+  }
+
+  /** The metadata URL of a request path's resource (RFC 9728 section 3.1). */
+  metadataUrlOf(path: string): string {
+    return `${this.base}${METADATA_PATH}${this.resourcePathOf(path)}`;
+  }
+
+  /** Protected Resource Metadata (RFC 9728) of the resource at `path` ('' for the server). */
+  metadata(path: (typeof RESOURCE_PATHS)[number]): Record<string, unknown> {
     return {
-      resource: this.resource,
+      resource: `${this.base}${path}`,
       authorization_servers: this.issuers,
       scopes_supported: [this.scope],
       bearer_methods_supported: ['header'],
@@ -127,8 +153,8 @@ export class ResourceServer {
   }
 
   /** The WWW-Authenticate challenge for a refusal (RFC 6750 section 3, RFC 9728 section 5.1). */
-  challenge(reason: Refusal): string {
-    const meta = `resource_metadata="${this.metadataUrl}"`;
+  challenge(reason: Refusal, path = '/mcp'): string {
+    const meta = `resource_metadata="${this.metadataUrlOf(path)}"`;
     if (reason === 'no_token') return `Bearer ${meta}, scope="${this.scope}"`;
     if (reason === 'insufficient_scope') return `Bearer error="insufficient_scope", scope="${this.scope}", error_description="${MESSAGES[reason]}", ${meta}`;
     return `Bearer error="invalid_token", error_description="${MESSAGES[reason].replace(/"/g, "'")}", ${meta}`;
@@ -137,9 +163,10 @@ export class ResourceServer {
   /** The caller a request's access token stands for, or why it is refused. */
   async check(req: IncomingMessage): Promise<OAuthOutcome> {
     const header = req.headers.authorization;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // RFC 6750 section 3.1: a request with another scheme (Basic, DPoP, …) carries no bearer token,
     // and gets the bare challenge, with no error code.
-    if (header === undefined || !/^Bearer(?:[ \t]|$)/i.test(header)) return this.refuse('no_token');
+    if (header === undefined || !/^Bearer(?:[ \t]|$)/i.test(header)) return this.refuse('no_token', path);
     const m = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i.exec(header);
     if (!m) return this.refuse('malformed');
     const token = m[1]!;
@@ -154,7 +181,7 @@ export class ResourceServer {
       claims = decodeJwt(token);
     } catch {
       // Not a JWT: an opaque token, which only its issuer can say anything of.
-      return this.o.client ? this.introspect(token) : this.refuse('malformed');
+      return this.o.client ? this.introspect(token, path) : this.refuse('malformed');
     }
     const keys = typeof claims.iss === 'string' ? this.keys.get(claims.iss) : undefined;
     if (!keys) return this.refuse('wrong_issuer');
@@ -176,7 +203,7 @@ export class ResourceServer {
     } catch (err) {
       const reason = refusalOf(err);
       if (reason === 'issuer_unreachable') this.unreachable(keys.issuer, err);
-      return this.refuse(reason);
+      return this.refuse(reason, path);
     }
     // Issuers that write typ JWT (Keycloak, Entra ID) write it on their ID tokens too: those carry a nonce.
     if (this.o.acceptJwtTyp && (!['at+jwt', 'jwt'].includes(typeOf(protectedHeader)) || payload.nonce !== undefined)) return this.refuse('malformed');
@@ -190,8 +217,9 @@ export class ResourceServer {
 
   /** What a token whose claims were checked grants: the caller, or 403 without the scope. */
   private grant(claims: JWTPayload): OAuthOutcome {
+    if (!scopesOf(claims).includes(this.scope)) return this.refuse('insufficient_scope');
     const scope = this.callerScope(claims);
-    return scopesOf(claims).includes(this.scope) ? { ok: true, caller: scope ? { scope } : {} } : this.refuse('insufficient_scope');
+    return { ok: true, caller: scope ? { scope } : {} };
   }
 
   /**
@@ -199,7 +227,7 @@ export class ResourceServer {
    * server's own client. An active answer is checked like a JWT's claims (iss, aud, exp, nbf,
    * scope, the repository claim) and kept for INTROSPECTED_FOR_S at most.
    */
-  private async introspect(token: string): Promise<OAuthOutcome> {
+  private async introspect(token: string, path: string): Promise<OAuthOutcome> {
     const client = this.o.client!;
     // Kept by a digest: the cache holds no token, and made-up tokens cost one question per INTROSPECTED_FOR_S.
     const digest = createHash('sha256').update(token).digest('base64url');
@@ -214,6 +242,8 @@ export class ResourceServer {
         endpoint = (await keys.meta()).introspection_endpoint;
         if (!endpoint) continue;
         offered = true;
+        // The token and this server's client secret go there: never in the clear across a network.
+        if (!secureUrl(endpoint)) throw new IssuerUnreachable(`its introspection_endpoint ${endpoint} is not https (plain http is for loopback only)`);
         const res = await fetch(endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
@@ -225,7 +255,11 @@ export class ResourceServer {
           await res.body?.cancel();
           throw new Error(`its introspection endpoint answered HTTP ${res.status}`);
         }
-        answer = (await res.json()) as typeof answer;
+        // The parser's error quotes the body, which may echo the token: a fixed message instead.
+        answer = (await res.json().catch(() => {
+          throw new IssuerUnreachable('its introspection endpoint answered HTTP 200 with a body that is not JSON');
+        })) as typeof answer;
+        if (typeof answer !== 'object' || answer === null) throw new IssuerUnreachable('its introspection endpoint answered JSON that is not an object');
       } catch (err) {
         // Another issuer may know the token: one that cannot be asked does not stop the others.
         this.unreachable(keys.issuer, err);
@@ -239,7 +273,7 @@ export class ResourceServer {
       // A refresh token (or another kind) is active too, but is not for calling a resource server.
       if (answer.token_type !== undefined && !(typeof answer.token_type === 'string' && ['access_token', 'bearer'].includes(answer.token_type.toLowerCase()))) return this.refuse('malformed');
       const aud = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
-      if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience');
+      if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience', path);
       if (typeof answer.exp === 'number' && now >= answer.exp + CLOCK_SKEW_S) return this.refuse('expired');
       if (typeof answer.nbf === 'number' && now < answer.nbf - CLOCK_SKEW_S) return this.refuse('not_yet_valid');
       const outcome = this.grant(answer);
@@ -261,11 +295,11 @@ export class ResourceServer {
     this.log?.warn('oauth issuer unreachable: access tokens of it are refused with 503', { issuer, reason: err instanceof Error ? err.message : String(err) });
   }
 
-  private refuse(reason: Refusal): OAuthOutcome {
+  private refuse(reason: Refusal, path = '/mcp'): OAuthOutcome {
     let message = MESSAGES[reason];
-    if (reason === 'no_token') message += `; this server's metadata (${this.metadataUrl}) names the authorization server to get one from, with the scope ${this.scope}`;
+    if (reason === 'no_token') message += `; this server's metadata (${this.metadataUrlOf(path)}) names the authorization server to get one from, with the scope ${this.scope}`;
     else if (reason === 'insufficient_scope') message += `: ${this.scope}; ask the authorization server for a token with it`;
-    else if (reason === 'wrong_audience') message += `; ask for a token with resource=${this.resource}`;
+    else if (reason === 'wrong_audience') message += `; ask for a token with resource=${this.base}${this.resourcePathOf(path)}`;
     else if (reason === 'wrong_issuer') message += `; it takes tokens of ${this.issuers.join(', ')}`;
     else if (reason !== 'issuer_unreachable') message += '; get a new token from the authorization server';
     return { ok: false, reason, message };
@@ -327,14 +361,13 @@ function refusalOf(err: unknown): Refusal {
  * them before it has a token.
  */
 export function metadataRoutes(rs: ResourceServer): [string, Route][] {
-  const route: Route = {
-    methods: ['GET', 'HEAD'],
-    mcp: false,
-    handler: async (_req, res) => sendJson(res, 200, rs.metadata(), { 'cache-control': 'max-age=3600' }),
-  };
-  return [
-    [METADATA_PATH, route],
-    [`${METADATA_PATH}/mcp`, route],
-    [`${METADATA_PATH}/sse`, route],
-  ];
+  return RESOURCE_PATHS.map((path) => [
+    `${METADATA_PATH}${path}`,
+    {
+      methods: ['GET', 'HEAD'],
+      mcp: false,
+      // It changes only with the configuration: clients and proxies may keep it for an hour.
+      handler: async (_req, res) => sendJson(res, 200, rs.metadata(path), { 'cache-control': 'max-age=3600' }),
+    },
+  ]);
 }
