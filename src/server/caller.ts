@@ -11,6 +11,8 @@ import type { RepoScope } from '../search/engine/scope.js';
 export interface Caller {
   /** The repositories this caller may read, within the server's own scope; absent: the server's. */
   scope?: RepoScope;
+  /** Who the caller is (issuer and subject of its access token), when a token said: what a legacy SSE session is bound to. */
+  id?: string;
 }
 
 const current = new AsyncLocalStorage<Caller>();

@@ -12,7 +12,7 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
@@ -314,6 +314,54 @@ describe('repositories per user', () => {
       expect(JSON.stringify(ok(await call(b.client, 'search_code', { query: 'func' })))).not.toContain(WEBAPP);
     } finally {
       await b.close();
+    }
+  });
+});
+
+/** A raw legacy SSE stream: the endpoint it announces, and everything it has carried so far. */
+async function openStream(token: string): Promise<{ endpoint: string; text: () => string; close: () => void }> {
+  const req = httpRequest(`${adapter.url}/sse`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, agent: false });
+  let text = '';
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) reject(new Error(`GET /sse answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        text += d;
+        const m = /event: endpoint\ndata: (\S+)/.exec(text);
+        if (m) resolve(m[1]!);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  return { endpoint, text: () => text, close: () => req.destroy() };
+}
+
+describe('legacy SSE sessions', () => {
+  it("answers 403 to a POST of another user's token to a session, and nothing reaches the session's stream", async () => {
+    const tokenA = await issuer.token('agent-a', adapter.url);
+    const tokenB = await issuer.token('agent-b', adapter.url);
+    const stream = await openStream(tokenA);
+    try {
+      const send = (token: string, id: number) =>
+        raw(new URL(stream.endpoint, adapter.url).href, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_repos', arguments: {} } }),
+        });
+      const theirs = await send(tokenB, 41);
+      expect(theirs.status, theirs.text).toBe(403);
+      expect(theirs.json()).toMatchObject({ error: { code: -32001, data: { code: 'SESSION_FORBIDDEN' } } });
+      // The owner's own POST is taken, and its answer (and only its) comes on the stream.
+      expect((await send(tokenA, 42)).status).toBe(202);
+      const until = Date.now() + 5_000;
+      while (Date.now() < until && !stream.text().includes('"id":42')) await new Promise((r) => setTimeout(r, 50));
+      expect(stream.text()).toContain('"id":42');
+      expect(stream.text()).not.toContain('"id":41');
+      expect(stream.text()).not.toContain(GOSVC);
+    } finally {
+      stream.close();
     }
   });
 });

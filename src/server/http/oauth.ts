@@ -207,7 +207,7 @@ export class ResourceServer {
     }
     // Issuers that write typ JWT (Keycloak, Entra ID) write it on their ID tokens too: those carry a nonce.
     if (this.o.acceptJwtTyp && (!['at+jwt', 'jwt'].includes(typeOf(protectedHeader)) || payload.nonce !== undefined)) return this.refuse('malformed');
-    const outcome = this.grant(payload);
+    const outcome = this.grant(keys.issuer, payload, token);
     // Kept no longer than a key set is: a token seen again after that is verified against the key
     // set as fetched again, so one whose key the issuer dropped is refused.
     const until = Math.min(payload.exp! + CLOCK_SKEW_S, (Date.now() + KEYS_MAX_AGE_MS) / 1000);
@@ -216,10 +216,10 @@ export class ResourceServer {
   }
 
   /** What a token whose claims were checked grants: the caller, or 403 without the scope. */
-  private grant(claims: JWTPayload): OAuthOutcome {
+  private grant(issuer: string, claims: JWTPayload, token: string): OAuthOutcome {
     if (!scopesOf(claims).includes(this.scope)) return this.refuse('insufficient_scope');
     const scope = this.callerScope(claims);
-    return { ok: true, caller: scope ? { scope } : {} };
+    return { ok: true, caller: { ...(scope ? { scope } : {}), id: identityOf(issuer, claims, token) } };
   }
 
   /**
@@ -276,7 +276,7 @@ export class ResourceServer {
       if (!aud.some((a) => this.audiences.includes(a))) return this.refuse('wrong_audience', path);
       if (typeof answer.exp === 'number' && now >= answer.exp + CLOCK_SKEW_S) return this.refuse('expired');
       if (typeof answer.nbf === 'number' && now < answer.nbf - CLOCK_SKEW_S) return this.refuse('not_yet_valid');
-      const outcome = this.grant(answer);
+      const outcome = this.grant(keys.issuer, answer, token);
       const until = Math.min(now + INTROSPECTED_FOR_S, typeof answer.exp === 'number' ? answer.exp + CLOCK_SKEW_S : Infinity);
       this.verified.set(token, { until, nbf: typeof answer.nbf === 'number' ? answer.nbf : undefined, outcome });
       return outcome;
@@ -322,6 +322,17 @@ export class ResourceServer {
     }
     return scope;
   }
+}
+
+/**
+ * Who a token stands for, to bind a legacy SSE session to: its issuer and subject (RFC 9068 makes
+ * `sub` required; a client's own token has its client id there), else its client id, else the
+ * token itself (by digest), so that two tokens of unknown holders are never taken for one.
+ */
+function identityOf(iss: string, claims: JWTPayload & { client_id?: unknown }, token: string): string {
+  if (typeof claims.sub === 'string') return `${iss} sub ${claims.sub}`;
+  if (typeof claims.client_id === 'string') return `${iss} client ${claims.client_id}`;
+  return `token ${createHash('sha256').update(token).digest('base64url')}`;
 }
 
 /** The scopes a token grants: `scope` (RFC 9068, space-separated) or `scp` (a list, as some issuers write it). */

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Logger } from '../../log.js';
+import { currentCaller } from '../caller.js';
 import type { Metrics } from '../../metrics.js';
 import type { ServerFactory } from '../factory.js';
 import { HttpError } from './io.js';
@@ -17,7 +18,8 @@ import type { CheckedBody } from '../jsonrpc-body.js';
 const KEEP_ALIVE_MS = 15_000;
 
 export class SseSessions {
-  private readonly sessions = new Map<string, SSEServerTransport>();
+  /** Each session, with who opened it: only that caller may post to it. */
+  private readonly sessions = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
   constructor(
     private readonly factory: ServerFactory,
@@ -41,7 +43,8 @@ export class SseSessions {
     const id = transport.sessionId;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     keepAlive.unref();
-    this.sessions.set(id, transport);
+    // The stream carries the answers to whoever posts to the session: it is bound to its opener.
+    this.sessions.set(id, { transport, owner: currentCaller()?.id });
     const server = this.factory({ era: 'legacy' });
     // Set after connect(), which installs the server's own clean-up first.
     await server.connect(transport);
@@ -59,10 +62,16 @@ export class SseSessions {
   /** Hands one POSTed message, or each of a batch, to its session; the answers go out on its stream. */
   async post(req: IncomingMessage, res: ServerResponse, sessionId: string | null, body: CheckedBody): Promise<void> {
     if (!sessionId) throw new HttpError(400, 'BAD_REQUEST', 'POST /messages needs the ?sessionId=… that GET /sse announced');
-    const transport = this.sessions.get(sessionId);
-    if (!transport) {
+    const session = this.sessions.get(sessionId);
+    if (!session) {
       throw new HttpError(404, 'SESSION_NOT_FOUND', `no SSE session ${sessionId} here: it ended, or it lives on another replica (SSE sessions need sticky routing; prefer /mcp)`);
     }
+    // Another user's token would run with its own repositories and have the answers go to the
+    // opener's stream: refused, whatever the token grants.
+    if (session.owner !== currentCaller()?.id) {
+      throw new HttpError(403, 'SESSION_FORBIDDEN', 'this SSE session was opened with the access token of another user; open a session of your own with GET /sse');
+    }
+    const { transport } = session;
     if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
       throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'POST /messages takes Content-Type: application/json');
     }
@@ -72,6 +81,6 @@ export class SseSessions {
 
   /** Ends every stream; clients see the stream close and may reconnect elsewhere. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((t) => t.close().catch(() => undefined)));
+    await Promise.all([...this.sessions.values()].map(({ transport: t }) => t.close().catch(() => undefined)));
   }
 }
