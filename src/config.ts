@@ -14,6 +14,8 @@ export interface HttpConfig {
   authToken?: string;
   /** When set, the server is an OAuth 2.1 resource server: it takes access tokens of these issuers (never with authToken). */
   oauth?: OAuthConfig;
+  /** Options given that mean nothing as combined: logged as warnings when the server starts. */
+  warnings?: string[];
   /** The URL clients reach the server by (scheme, host, port, any path prefix); absent: the bound address. */
   publicUrl?: string;
   /** The browser origins that may call; a request whose Origin is not among them gets 403. */
@@ -766,6 +768,8 @@ function loadHttp(
     if (!oauth) throw new Error('--oauth-accept-jwt-typ (ZOEKT_MCP_OAUTH_ACCEPT_JWT_TYP) needs --oauth-issuer (ZOEKT_MCP_OAUTH_ISSUER): the authorization server whose tokens this server takes');
     oauth.acceptJwtTyp = true;
   }
+  // Not refused (a deployment may set it everywhere), but said: with an issuer every request needs a token still.
+  if (oauth && flagOrEnv('insecure-no-auth')) http.warnings = ['--insecure-no-auth is ignored: every request needs an access token of --oauth-issuer'];
   const loopback = isLoopbackHost(http.host);
   checkPublicUrl(http, loopback, pick('public-url'));
   if (!loopback && !http.authToken && !http.oauth && !flagOrEnv('insecure-no-auth')) {

@@ -588,6 +588,18 @@ describe('start-up', () => {
     expect(run.stderr).not.toContain('test-token-0123456789abcdef');
   });
 
+  it('warns that --insecure-no-auth means nothing with an issuer', async () => {
+    const server = await startAdapter({ zoektUrl: inject('zoektUrl'), env: { ZOEKT_MCP_OAUTH_ISSUER: issuer.url, ZOEKT_MCP_INSECURE_NO_AUTH: '1' } });
+    try {
+      const warned = await Promise.race([server.waitForLog('--insecure-no-auth is ignored: every request needs an access token of --oauth-issuer'), new Promise((r) => setTimeout(() => r(undefined), 5_000))]);
+      expect(warned).toMatchObject({ level: 'warn' });
+      // Still no request goes in without a token.
+      expect((await raw(`${server.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: '{}' })).status).toBe(401);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('refuses --oauth-accept-jwt-typ without an issuer, saying why', () => {
     const run = spawnSync(process.execPath, [CLI, '--http', '--port', '0', '--oauth-accept-jwt-typ'], { env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 20_000 });
     expect(run.status).toBe(2);

@@ -116,6 +116,7 @@ export async function serveHttp(config: HttpConfig, runtime: ServerHost): Promis
     resourceServer = new ResourceServer(config.oauth, config.publicUrl ?? url, log);
     for (const [path, route] of metadataRoutes(resourceServer)) routes.set(path, route);
   }
+  for (const warning of config.warnings ?? []) log.warn(warning);
   log.info('serving MCP over HTTP', {
     url,
     host: address.address,
