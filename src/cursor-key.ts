@@ -50,6 +50,18 @@ export function keptCursorSecret(file: string): string {
   return readPrivate(file);
 }
 
+/**
+ * The kept key, or why there is none to be had (no home folder, a read-only one, a key file others
+ * may read): a server then signs with a key of its own process, and says why.
+ */
+export function keptCursorSecretOrWhy(file: string): { secret: string } | { why: string } {
+  try {
+    return { secret: keptCursorSecret(file) };
+  } catch (err) {
+    return { why: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 function writeExclusively(file: string, key: string): void {
   try {
     writeFileSync(file, key, { flag: 'wx', mode: 0o600 });

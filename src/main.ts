@@ -7,7 +7,7 @@
  * runtime (the tools, the search engine, the Zoekt client) is loaded (RuntimeOnDemand below).
  */
 import { HELP, loadConfig, type Config } from './config.js';
-import { keptCursorSecret, userCursorKeyFile } from './cursor-key.js';
+import { keptCursorSecretOrWhy, userCursorKeyFile } from './cursor-key.js';
 import { keepHeapNearLive } from './heap.js';
 import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
@@ -102,12 +102,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOpt
  */
 function withUserCursorSecret(config: Config, env: NodeJS.ProcessEnv, log: Logger): Config {
   const file = userCursorKeyFile(env);
-  try {
-    return { ...config, cursorSecret: keptCursorSecret(file) };
-  } catch (err) {
-    log.warn('cursor key not kept: cursors will page only within this process; give --cursor-secret (ZOEKT_MCP_CURSOR_SECRET) to keep them', { file, reason: err instanceof Error ? err.message : String(err) });
-    return config;
-  }
+  const kept = keptCursorSecretOrWhy(file);
+  if ('secret' in kept) return { ...config, cursorSecret: kept.secret };
+  log.warn('cursor key not kept: cursors will page only within this process; give --cursor-secret (ZOEKT_MCP_CURSOR_SECRET) to keep them', { file, reason: kept.why });
+  return config;
 }
 
 /**

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'nod
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { HELP } from '../config.js';
-import { keptCursorSecret } from '../cursor-key.js';
+import { keptCursorSecretOrWhy } from '../cursor-key.js';
 import { SERVE_ENV, SERVE_HELP, serveEnvNumber, zoektPort } from './serve-env.js';
 import { socketFor, takeLease, type Lease } from './lease.js';
 import { parseServeArgs, type Parsed } from './serve-args.js';
@@ -390,15 +390,11 @@ function listedBy(status: () => SupervisorStatus | undefined, list: ListSpec): (
  * respawns its server often, and a cursor from the last spawn must still page on.
  */
 function cursorSecretOf(data: string): Record<string, string> {
-  const file = join(data, 'cursor-secret');
-  try {
-    mkdirSync(data, { recursive: true, mode: 0o700 });
-    return { ZOEKT_MCP_CURSOR_SECRET: keptCursorSecret(file) };
-  } catch (err) {
-    // As the plain server does (main.ts): serving matters more than paging across spawns.
-    say(`cursor key not kept (${err instanceof Error ? err.message : String(err)}): cursors page only within this process; set ZOEKT_MCP_CURSOR_SECRET to keep them`);
-    return {};
-  }
+  const kept = keptCursorSecretOrWhy(join(data, 'cursor-secret'));
+  if ('secret' in kept) return { ZOEKT_MCP_CURSOR_SECRET: kept.secret };
+  // As the plain server does (main.ts): serving matters more than paging across spawns.
+  say(`cursor key not kept (${kept.why}): cursors page only within this process; set ZOEKT_MCP_CURSOR_SECRET to keep them`);
+  return {};
 }
 
 /** The ordinary server, in this process, on the supervisor's Zoekt; the lease ends with the process. */
