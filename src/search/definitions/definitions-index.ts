@@ -1,0 +1,100 @@
+/**
+ * The definitions index, as search/ sees it (a port): every definition of the indexed code with
+ * the text that says what it does (its name's words, kind, parent, signature and doc comment),
+ * searched by meaning (vector similarity) and by words (BM25), the two fused. src/definitions-index/
+ * builds and serves it beside Zoekt's index; the entries wire one in. Without one, description
+ * search stays lexical over Zoekt's symbols and says so.
+ */
+
+/** One definition as the index holds it: what a SymbolResult needs, from the same file Zoekt indexed. */
+export interface IndexedDefinition {
+  repo: string;
+  path: string;
+  /** 1-based line of the name. */
+  line: number;
+  /** 1-based column of the name on its line. */
+  column: number;
+  name: string;
+  /** Normalized kind (vocab/kinds.ts). */
+  kind: string;
+  /** The extractor's own kind word. */
+  raw_kind: string;
+  parent?: string;
+  parent_kind?: string;
+  /** Zoekt's language name (`Go`, `Python`, `TypeScript`). */
+  language: string;
+  /** The line that defines it, trimmed. */
+  signature: string;
+  /** Its doc comment or docstring, cleaned of comment markers (documentation.ts). */
+  documentation?: string;
+  /** Under a vendored directory (vocab/filters.ts). */
+  vendored: boolean;
+}
+
+/** A description search: filters apply inside the search, before anything ranks. */
+export interface DefinitionsQuery {
+  /** The description, as the caller wrote it. */
+  text: string;
+  /** Only these repositories (exact names); undefined: all. */
+  repos?: ReadonlySet<string>;
+  /** Only these languages (Zoekt names, compared in lower case); undefined: all. */
+  languages?: ReadonlySet<string>;
+  /** Not these languages (lower case). */
+  excludeLanguages?: ReadonlySet<string>;
+  /** Only these normalized kinds; undefined: all. */
+  kinds?: ReadonlySet<string>;
+  /** Whether a path passes the paths / exclude_paths filters; undefined: every path. */
+  path?: (path: string) => boolean;
+  includeVendored: boolean;
+  /** How many of the best to return. */
+  limit: number;
+}
+
+export interface ScoredDefinition {
+  definition: IndexedDefinition;
+  /** The fused score, higher is better (0–1). */
+  score: number;
+  /** 1-based ranks in each list it came from; absent when it was not among that list's best. */
+  vectorRank?: number;
+  textRank?: number;
+  /** Other definitions beside it: of the same parent, or of the same file when it has none. */
+  related: string[];
+}
+
+export interface DefinitionsAnswer {
+  hits: ScoredDefinition[];
+  /** Definitions that passed the filters (every one is ranked; the hits are the best `limit`). */
+  considered: number;
+  /** The generation (indexed commit or content hash) of each repository searched. */
+  generations: ReadonlyMap<string, string>;
+}
+
+/** One repository in the definitions index. */
+export interface DefinitionsRepoStatus {
+  repo: string;
+  /** What was indexed: a commit, or a hash of the files' contents. */
+  generation: string;
+  built_at: string;
+  /** Definitions in the definitions index, and of them those with documentation. */
+  definitions: number;
+  documented: number;
+  /** Definitions the extractor found in the repository's files (the index holds `definitions` of them). */
+  extracted: number;
+  /** Files whose definitions could not be read (too large, binary, a parse that timed out). */
+  skipped_files: number;
+}
+
+export interface DefinitionsIndexStatus {
+  /** The embedding model: its name, its dimensions, where it came from. */
+  model: { name: string; dimensions: number; source: string };
+  /** building: a build is under way; current: nothing newer is known; failed: the last build failed. */
+  state: 'building' | 'current' | 'failed';
+  error?: string;
+  repos: DefinitionsRepoStatus[];
+}
+
+export interface DefinitionsIndex {
+  search(query: DefinitionsQuery, signal?: AbortSignal): Promise<DefinitionsAnswer>;
+  status(): Promise<DefinitionsIndexStatus>;
+  close(): Promise<void>;
+}
