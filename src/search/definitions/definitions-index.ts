@@ -35,8 +35,11 @@ export interface IndexedDefinition {
 export interface DefinitionsQuery {
   /** The description, as the caller wrote it. */
   text: string;
-  /** Only these repositories (exact names); undefined: all. */
-  repos?: ReadonlySet<string>;
+  /**
+   * Whether a repository takes part: the caller's scope and the repos filter; undefined: all. An
+   * engine that filters by names asks it of each repository it holds.
+   */
+  repo?: (repo: string) => boolean;
   /** Only these languages (Zoekt names, compared in lower case); undefined: all. */
   languages?: ReadonlySet<string>;
   /** Not these languages (lower case). */
