@@ -5,6 +5,7 @@
 import * as q from '../../zoekt/query.js';
 import { pathGlobToRegex, repoGlobToRegex } from '../../patterns/globs.js';
 import { languageParts, type LanguageFilters } from './languages.js';
+import { VENDORED_DIRS } from './vendored.js';
 
 export interface SharedFilters extends LanguageFilters {
   repos?: string[] | undefined;
@@ -26,9 +27,6 @@ export function filterParts(f: SharedFilters, foldPaths = false): q.QueryPart[] 
   parts.push(...languageParts(f));
   return parts;
 }
-
-/** Directories of third-party code copied into a repository. */
-const VENDORED_DIRS = ['vendor', 'vendors', 'node_modules', 'third_party', 'third-party', 'thirdparty', 'bower_components', 'jspm_packages', 'Godeps', '.yarn'];
 
 /** Paths inside vendored directories, at any depth (`foldPaths`: in any case, as filterParts). */
 export function vendoredPart(foldPaths = false): q.QueryPart {
