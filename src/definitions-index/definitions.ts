@@ -130,11 +130,23 @@ export function definitionsOf(path: string, lines: readonly string[], tags: read
       d.parent = scopeSegments(tag.scope!).pop() ?? tag.scope!;
       if (tag.scopeKind) d.parent_kind = tag.scopeKind;
     }
-    const doc = documentationOf(lineAt, line, lang);
+    const doc = lang === 'Go' ? withoutGoDirectives(documentationOf(lineAt, line, lang)) : documentationOf(lineAt, line, lang);
     if (doc) d.documentation = doc;
     definitions.push(d);
   }
   return { language, definitions };
+}
+
+/**
+ * A Go comment line that is a directive to the toolchain (`//go:noinline`, `//lint:ignore`,
+ * `//line`, `//export`, `//extern`), not documentation: go/ast's CommentGroup.Text leaves them out.
+ */
+const GO_DIRECTIVE = /^(?:[a-z0-9]+:[a-z0-9]|line |extern |export )/;
+
+function withoutGoDirectives(doc: string | undefined): string | undefined {
+  if (!doc) return doc;
+  const kept = doc.split('\n').filter((l) => !GO_DIRECTIVE.test(l)).join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return kept || undefined;
 }
 
 function stripCr(line: string): string {
