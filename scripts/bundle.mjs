@@ -7,7 +7,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -138,6 +138,25 @@ for (const g of GRAMMARS) {
   // A grammar without a package is built from sources (scripts/build-grammar.sh) and kept gzipped.
   if (g.package) copyFileSync(join(dirname(require.resolve(`${g.package}/package.json`)), g.wasm), to);
   else writeFileSync(to, gunzipSync(readFileSync(join(root, 'src/extractor/grammars', `${g.wasm}.gz`))));
+}
+
+// The embedding model of description search (scripts/setup.sh model installs it, with its license
+// and notice) goes to dist/model/, where the server loads it from (src/model/embedder.ts): the
+// package and the container image carry it, and nothing downloads it at run time. npm ci builds
+// before the set-up installs it; the set-up's build step then builds again. A package made
+// without it would be missing a part, so npm pack and npm publish refuse.
+const modelFrom = join(process.env.ZOEKT_MCP_TOOLS_DIR || join(root, '.tools'), 'model/potion-base-8M');
+const modelTo = join(root, 'dist/model/potion-base-8M');
+const stamp = (dir) => (existsSync(join(dir, '.installed')) ? readFileSync(join(dir, '.installed'), 'utf8') : undefined);
+if (stamp(modelFrom) === undefined) {
+  const message = `the embedding model is not installed (${modelFrom}): run \`bash scripts/setup.sh model\``;
+  if (['pack', 'publish'].includes(process.env.npm_command ?? '')) throw new Error(`bundle: ${message}; the package would ship without it`);
+  if (stamp(modelTo) === undefined) console.warn(`bundle: ${message}; dist/ is built without it and description search cannot embed`);
+} else if (stamp(modelFrom) !== stamp(modelTo)) {
+  rmSync(modelTo, { recursive: true, force: true });
+  // The stamp last: a copy cut short is copied again at the next build.
+  cpSync(modelFrom, modelTo, { recursive: true, filter: (f) => !f.endsWith('/.installed') });
+  copyFileSync(join(modelFrom, '.installed'), join(modelTo, '.installed'));
 }
 
 // The mark of a complete build, last: scripts/setup.sh and scripts/serve.sh build again only when a

