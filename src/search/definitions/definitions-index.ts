@@ -87,13 +87,38 @@ export interface DefinitionsRepoStatus {
   skipped_files: number;
 }
 
+/** How description searches have gone since the server started. */
+export interface DefinitionsSearchFigures {
+  searches: number;
+  p50_ms?: number;
+  p95_ms?: number;
+  p99_ms?: number;
+  /** Of the descriptions embedded, the share whose vector was already known. */
+  embedding_cache_hit_rate?: number;
+}
+
 export interface DefinitionsIndexStatus {
   /** The embedding model: its name, its dimensions, where it came from. */
   model: { name: string; dimensions: number; source: string };
-  /** building: a build is under way; current: nothing newer is known; failed: the last build failed. */
-  state: 'building' | 'current' | 'failed';
+  /**
+   * building: a build is under way; current: the index is what its last build made, and none is
+   * under way; failed: the last build failed (the previous generation answers); unavailable: the
+   * index cannot be read (error says why).
+   */
+  state: 'building' | 'current' | 'failed' | 'unavailable';
   error?: string;
+  /** Where it is: a folder, or an engine's URL. */
+  location: string;
   repos: DefinitionsRepoStatus[];
+  figures: DefinitionsSearchFigures;
+}
+
+/**
+ * The index cannot answer now (not built yet, its model missing, its engine unreachable): a
+ * description search then matches names, and its hint carries this message.
+ */
+export class DefinitionsIndexUnavailable extends Error {
+  override name = 'DefinitionsIndexUnavailable';
 }
 
 export interface DefinitionsIndex {
