@@ -7,7 +7,8 @@
 # scripts), "protocol" (what the protocol tests run besides this checkout: Node 22 and 24, the
 # Python MCP SDK, the MCP conformance suite), "helm" (Helm 3 and 4 and test/support/k8s-validate,
 # for the chart's tests), "ripgrep" (rg, the truth of the regex tests), "modeltruth" (the Python
-# tokenizers library and numpy, the truth of the model's tests). No argument: model, node, zoekt,
+# tokenizers library and numpy, the truth of the model's tests), "weaviate" (weaviate-server, the
+# engine of the definitions index in the Helm deployment, for its tests). No argument: model, node, zoekt,
 # build and index (the model first: npm ci's build then copies it in). Quick when everything is
 # present.
 set -euo pipefail
@@ -203,6 +204,7 @@ for step in "${steps[@]}"; do
         rm -rf "$py" && mv "$py.part" "$py"
       fi
       ;;
-    *) echo "setup: unknown step '$step' (node, zoekt, model, build, index, parser, lint, protocol, helm, ripgrep, modeltruth)" >&2; exit 2 ;;
+    weaviate) bash scripts/install-weaviate.sh ;;
+    *) echo "setup: unknown step '$step' (node, zoekt, model, build, index, parser, lint, protocol, helm, ripgrep, modeltruth, weaviate)" >&2; exit 2 ;;
   esac
 done
