@@ -158,8 +158,10 @@ const VALUE_SETS: [string, object][] = [
       },
     },
   ],
+  ['a Weaviate server for the definitions index, with NetworkPolicies', { weaviate: { enabled: true }, networkPolicy: { enabled: true, clients: [{ namespaceSelector: { matchLabels: { 'zoekt-mcp-client': 'true' } } }] } }],
 ];
 const OAUTH = VALUE_SETS[4]![1];
+const WEAVIATE = VALUE_SETS[5]![1];
 const FIVE = VALUE_SETS[2]![1];
 const EXISTING = VALUE_SETS[3]![1];
 
@@ -376,6 +378,60 @@ describe('the objects', () => {
     const closed = render({ networkPolicy: { enabled: true } }).objects.filter((o) => o.kind === 'NetworkPolicy');
     expect(closed.find((p) => p.metadata.name === deployment.metadata.name)!.spec.ingress).toEqual([]);
     expect(render({}).objects.some((o) => o.kind === 'NetworkPolicy')).toBe(false);
+  });
+
+  it('Weaviate for the definitions index: one node on a volume, which the adapters search and the indexers push to, reached by them only', () => {
+    const { objects } = render(WEAVIATE);
+    const deployment = only(objects, 'Deployment');
+    const sets = objects.filter((o) => o.kind === 'StatefulSet');
+    expect(sets).toHaveLength(2);
+    const weaviate = sets.find((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'weaviate')!;
+    const shards = sets.find((o) => o !== weaviate)!;
+    expect(weaviate.spec.replicas).toBe(1);
+    const svc = named(objects, 'Service', weaviate.spec.serviceName as string);
+    expect(selects(svc.spec.selector, podLabels(weaviate))).toBe(true);
+    expect(selects(svc.spec.selector, podLabels(shards))).toBe(false);
+    const server = container(weaviate, 'weaviate');
+    const port = svc.spec.ports[0];
+    expect(portOf(server, port.targetPort)).toBe(port.port);
+    // It listens where the Service sends, and is ready when its own readiness endpoint says so.
+    expect(server.args).toEqual(['--host', '0.0.0.0', '--port', String(port.port), '--scheme', 'http']);
+    expect(server.readinessProbe.httpGet).toEqual({ path: '/v1/.well-known/ready', port: 'weaviate' });
+    expect(portOf(server, server.livenessProbe.httpGet.port)).toBe(port.port);
+    const url = `http://${svc.metadata.name}.${NS}.svc.cluster.local:${port.port}`;
+    expect(envValue(container(deployment, 'zoekt-mcp'), 'ZOEKT_MCP_DEFINITIONS_URL')).toBe(url);
+    expect(envValue(container(shards, 'indexer'), 'ZOEKT_MCP_DEFINITIONS_URL')).toBe(url);
+    expect(envValue(container(shards, 'indexer'), 'DEFINITIONS_DIR')).toBe('/data/index/definitions');
+    // One Raft node whose name survives a restart; vectors come from zoekt-mcp, none made inside.
+    expect(env(server, 'CLUSTER_HOSTNAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    expect(env(server, 'CLUSTER_ADVERTISE_ADDR')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    expect(envValue(server, 'RAFT_BOOTSTRAP_EXPECT')).toBe('1');
+    expect(envValue(server, 'DEFAULT_VECTORIZER_MODULE')).toBe('none');
+    // The data on a volume of its own, where PERSISTENCE_DATA_PATH says.
+    const data = envValue(server, 'PERSISTENCE_DATA_PATH');
+    expect(server.volumeMounts).toContainEqual({ name: 'data', mountPath: data });
+    expect(weaviate.spec.volumeClaimTemplates.map((c: K8s) => c.metadata.name)).toEqual(['data']);
+    expect(weaviate.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
+    const ephemeral = render({ weaviate: { enabled: true, persistence: { enabled: false } } }).objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === weaviate.metadata.name)!;
+    expect(ephemeral.spec.volumeClaimTemplates).toBeUndefined();
+    expect(ephemeral.spec.template.spec.volumes).toContainEqual({ name: 'data', emptyDir: {} });
+    // The image is the version the tests run (scripts/install-weaviate.sh builds it).
+    const pinned = /^WEAVIATE_VERSION=v(\S+)$/m.exec(readFileSync(join(ROOT, 'scripts/install-weaviate.sh'), 'utf8'))![1]!;
+    expect(server.image).toBe(`cr.weaviate.io/semitechnologies/weaviate:${pinned}`);
+    expect(server.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(weaviate.spec.template.spec.automountServiceAccountToken).toBe(false);
+    // Only the adapters and the shard pods (their indexers) reach it.
+    const guarding = objects.filter((o) => o.kind === 'NetworkPolicy' && selects(o.spec.podSelector.matchLabels, podLabels(weaviate)));
+    expect(guarding).toHaveLength(1);
+    const rule = guarding[0]!.spec.ingress;
+    expect(rule).toHaveLength(1);
+    expect(rule[0].from).toHaveLength(2);
+    expect(rule[0].from.map((f: { podSelector: { matchLabels: Record<string, string> } }) => [deployment, shards].findIndex((w) => selects(f.podSelector.matchLabels, podLabels(w))))).toEqual([0, 1]);
+    expect(portOf(server, rule[0].ports[0].port)).toBe(port.port);
+    // Off by default: nothing of it, and no definitions URL.
+    const plain = render({}).objects;
+    expect(plain.some((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'weaviate')).toBe(false);
+    expect(env(container(only(plain, 'Deployment'), 'zoekt-mcp'), 'ZOEKT_MCP_DEFINITIONS_URL')).toBeUndefined();
   });
 
   it('scales the adapter on CPU from 2 replicas, and disruption budgets select each part', () => {

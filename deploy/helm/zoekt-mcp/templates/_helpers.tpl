@@ -21,6 +21,13 @@
   11 more, and a label value is at most 63. */}}
 {{- define "zoekt-mcp.adapter" -}}{{ include "zoekt-mcp.fullname" . | trunc 55 | trimSuffix "-" }}{{- end -}}
 {{- define "zoekt-mcp.zoekt" -}}{{ printf "%s-zoekt" (include "zoekt-mcp.fullname" . | trunc 46 | trimSuffix "-") }}{{- end -}}
+{{- define "zoekt-mcp.weaviate" -}}{{ printf "%s-weaviate" (include "zoekt-mcp.fullname" . | trunc 43 | trimSuffix "-") }}{{- end -}}
+
+{{/* ZOEKT_MCP_DEFINITIONS_URL: the Weaviate server holding the definitions index, through its Service. */}}
+{{- define "zoekt-mcp.definitionsUrl" -}}
+{{- $w := include "zoekt-mcp.weaviate" . -}}
+{{- printf "http://%s.%s.svc.%s:%d" $w .Release.Namespace .Values.clusterDomain (int .Values.weaviate.port) -}}
+{{- end -}}
 
 {{- define "zoekt-mcp.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
