@@ -52,7 +52,7 @@ fi
 if command -v ctags-universal >/dev/null 2>&1 || command -v universal-ctags >/dev/null 2>&1; then
   say "universal-ctags present ($( (ctags-universal --version 2>/dev/null || universal-ctags --version) | head -n1))"
 else
-  if [ "$(id -u)" -eq 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null 2>&1; then apt=(sudo -n apt-get); else apt=(); fi
+  if [ "$(id -u)" -eq 0 ]; then apt=(apt-get -o DPkg::Lock::Timeout=300); elif command -v sudo >/dev/null 2>&1; then apt=(sudo -n apt-get -o DPkg::Lock::Timeout=300); else apt=(); fi
   if [ ${#apt[@]} -eq 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     say "universal-ctags is missing and cannot be installed here: install it (Debian/Ubuntu: apt-get install universal-ctags; macOS: brew install universal-ctags)"
     exit 1

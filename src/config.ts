@@ -80,6 +80,10 @@ export interface Config {
   maxOutputChars: number;
   /** The key pagination cursors are signed with; absent: the user's kept key over stdio (main.ts), a random one per process over HTTP. */
   cursorSecret?: string;
+  /** A folder holding a definitions index (`zoekt-mcp definitions build --out`): description search ranks by meaning from it. */
+  definitionsDir?: string;
+  /** A Weaviate server holding the definitions index (`zoekt-mcp definitions push`), for replicas that share one. */
+  definitionsUrl?: string;
   /** Present when serving over HTTP; stdio otherwise. */
   http?: HttpConfig;
 }
@@ -218,6 +222,26 @@ export const OPTIONS: readonly OptionSpec[] = [
     group: 'general',
     field: 'cursorSecret',
     parse: parseSecret,
+  },
+  {
+    name: 'definitions',
+    value: 'DIR',
+    env: 'ZOEKT_MCP_DEFINITIONS',
+    default: { text: 'none: description search matches the words of names (under the local serve command, its own index)' },
+    description: 'folder of a definitions index built beside Zoekt\'s (zoekt-mcp definitions build --out DIR): search_symbols by description then ranks definitions by what their documentation says and by meaning',
+    group: 'general',
+    field: 'definitionsDir',
+    parse: parseDefinitionsDir,
+  },
+  {
+    name: 'definitions-url',
+    value: 'URL',
+    env: 'ZOEKT_MCP_DEFINITIONS_URL',
+    default: { text: 'none' },
+    description: 'a Weaviate server holding the definitions index (zoekt-mcp definitions push), shared by every replica; instead of --definitions',
+    group: 'general',
+    field: 'definitionsUrl',
+    parse: parseDefinitionsUrl,
   },
   {
     name: 'cache-mb',
@@ -905,4 +929,13 @@ function parseReposMap(value: string, source: string): { value: string; globs: s
     seen.add(key);
     return { value: key, globs: parseRepoGlobs(row.slice(eq + 1).split('|').join(','), `${source} (${key})`) };
   });
+}
+
+function parseDefinitionsDir(value: string, source: string): string {
+  if (value.trim() === '') throw new Error(`${source} must name a folder`);
+  return value;
+}
+
+function parseDefinitionsUrl(value: string, source: string): string {
+  return parseAbsoluteUrl(value, source).replace(/\/+$/, '');
 }

@@ -185,3 +185,14 @@ function stopSignal(): Promise<NodeJS.Signals> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
 }
+
+/** `zoekt-mcp definitions build|push …`: the definitions index's commands (src/definitions-index/). */
+async function definitionsCommand(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [{ definitionsMain }, { pushMain }, { loadEmbedder }, { nameFromOrigin }] = await Promise.all([
+    import('./definitions-index/command.js'),
+    import('./definitions-index/push-command.js'),
+    import('./model/embedder.js'),
+    import('./local/repos.js'),
+  ]);
+  return definitionsMain(argv, { nameFromOrigin, loadEmbedder, commands: { push: (rest) => pushMain(rest, env) } });
+}

@@ -30,6 +30,13 @@ export interface CacheFigures {
   max_bytes: number;
 }
 
+/** The definitions index, as /metrics reports it (the port's status, search/definitions/definitions-index.ts). */
+export interface DefinitionsFigures {
+  state: string;
+  repos: { repo: string; definitions: number; documented: number; extracted: number }[];
+  figures: { searches: number; p50_ms?: number; p95_ms?: number; p99_ms?: number; embedding_cache_hit_rate?: number };
+}
+
 export interface ConnectionFigures {
   by_state: Record<ConnectionState, number>;
   /** Connections closed or requests refused by the HTTP layer since start, by reason. */
@@ -63,6 +70,7 @@ export class Metrics {
   private connectionSource: (() => Record<ConnectionState, number>) | undefined;
   private cacheSource: (() => CacheFigures) | undefined;
   private unsentSource: (() => number) | undefined;
+  private definitionsSource: (() => Promise<DefinitionsFigures>) | undefined;
   private readonly shedCounts = new Map<string, number>();
   private readonly authRefusalCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
@@ -103,6 +111,11 @@ export class Metrics {
   /** The window cache's size, read when get_health or /metrics asks. */
   watchCache(source: () => CacheFigures): void {
     this.cacheSource = source;
+  }
+
+  /** The definitions index's figures, read when /metrics asks. */
+  watchDefinitions(source: () => Promise<DefinitionsFigures>): void {
+    this.definitionsSource = source;
   }
 
   cacheSize(): CacheFigures | undefined {
@@ -216,6 +229,53 @@ export class Metrics {
         collect() {
           const now = cache();
           if (now) this.set(now.bytes);
+        },
+      });
+      const definitions = () => this.definitionsSource?.().catch(() => undefined);
+      new Gauge({
+        name: 'zoekt_mcp_definitions',
+        help: 'Definitions in the definitions index by repository, with and without documentation (documented: yes or no), and those the extractor found (documented: any, kind: extracted).',
+        labelNames: ['repo', 'documented', 'kind'],
+        registers: [registry],
+        async collect() {
+          const now = await definitions();
+          this.reset();
+          for (const r of now?.repos ?? []) {
+            this.set({ repo: r.repo, documented: 'yes', kind: 'indexed' }, r.documented);
+            this.set({ repo: r.repo, documented: 'no', kind: 'indexed' }, r.definitions - r.documented);
+            this.set({ repo: r.repo, documented: 'any', kind: 'extracted' }, r.extracted);
+          }
+        },
+      });
+      new Gauge({
+        name: 'zoekt_mcp_definitions_index_state',
+        help: 'The definitions index state: 1 for the current one of building, current, behind, failed, unavailable.',
+        labelNames: ['state'],
+        registers: [registry],
+        async collect() {
+          const now = await definitions();
+          this.reset();
+          if (now) this.set({ state: now.state }, 1);
+        },
+      });
+      new Gauge({
+        name: 'zoekt_mcp_description_search_seconds',
+        help: 'Description search latency in the definitions index over its recent searches, by quantile (0.5, 0.95, 0.99).',
+        labelNames: ['quantile'],
+        registers: [registry],
+        async collect() {
+          const f = (await definitions())?.figures;
+          this.reset();
+          for (const [quantile, ms] of [['0.5', f?.p50_ms], ['0.95', f?.p95_ms], ['0.99', f?.p99_ms]] as const) if (ms !== undefined) this.set({ quantile }, ms / 1000);
+        },
+      });
+      new Gauge({
+        name: 'zoekt_mcp_description_embedding_cache_hit_ratio',
+        help: 'Of the descriptions embedded for description search, the share whose vector was already cached.',
+        registers: [registry],
+        async collect() {
+          const rate = (await definitions())?.figures.embedding_cache_hit_rate;
+          if (rate !== undefined) this.set(rate);
         },
       });
       for (const [reason, n] of this.shedCounts) prom.shed.inc({ reason }, n);

@@ -11,6 +11,9 @@ import { DEFAULTS } from './config.js';
 import type { Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import type { LocalIndexSource } from './search/vocab/local-index.js';
+import type { DefinitionsIndex } from './search/definitions/definitions-index.js';
+import { openDefinitionsIndex } from './definitions-index/open.js';
+import { WeaviateDefinitionsIndex } from './definitions-index/weaviate.js';
 import { RepoScope } from './search/engine/scope.js';
 import { Searcher, type WalkLimits } from './search/engine/searcher.js';
 import { WindowCache } from './search/engine/window-cache.js';
@@ -84,7 +87,7 @@ export function createRuntime(o: RuntimeOptions): Runtime {
 export function runtimeFromConfig(config: Config, log: Logger, local?: LocalIndexSource, listed?: () => readonly string[] | undefined): Runtime {
   const metrics = new Metrics();
   const zoekt = ZoektFleet.fromUrls(config.zoektUrl.split(','), { timeoutMs: config.timeoutMs, logger: log, metrics });
-  return createRuntime({
+  const runtime = createRuntime({
     zoekt,
     log,
     metrics,
@@ -96,6 +99,25 @@ export function runtimeFromConfig(config: Config, log: Logger, local?: LocalInde
     admission: { maxInFlight: config.maxInFlight, maxQueue: config.maxQueue },
     ...(config.cursorSecret ? { cursorSecret: config.cursorSecret } : {}),
   });
+  const definitions = definitionsOf(config);
+  if (definitions) {
+    runtime.searcher.definitions = definitions;
+    metrics.watchDefinitions(() => definitions.status());
+    const close = runtime.close;
+    (runtime as { close: () => Promise<void> }).close = async () => {
+      await Promise.all([close(), definitions.close()]);
+    };
+  }
+  return runtime;
+}
+
+/** The definitions index the configuration names: a Weaviate server's, or a folder's. */
+function definitionsOf(config: Config): DefinitionsIndex | undefined {
+  if (config.definitionsUrl) {
+    const url = config.definitionsUrl;
+    return openDefinitionsIndex({ remote: (embedder) => new WeaviateDefinitionsIndex({ url, timeoutMs: config.timeoutMs, embedder }) }, url);
+  }
+  return config.definitionsDir ? openDefinitionsIndex({ dir: config.definitionsDir }, config.definitionsDir) : undefined;
 }
 
 /**

@@ -88,6 +88,8 @@ export function admitted(segment: Segment, query: DefinitionsQuery): Uint8Array 
 export interface EngineAnswer {
   hits: ScoredDefinition[];
   considered: number;
+  ranked: number;
+  rankedFiles: number;
 }
 
 /**
@@ -98,7 +100,7 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   const masks = segments.map((s) => admitted(s, query));
   let considered = 0;
   for (const m of masks) if (m) for (const k of m) considered += k;
-  if (considered === 0) return { hits: [], considered: 0 };
+  if (considered === 0) return { hits: [], considered: 0, ranked: 0, rankedFiles: 0 };
 
   const byVector = new Best(LIST_DEPTH);
   segments.forEach((s, si) => {
@@ -149,7 +151,8 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
       related: relatedTo(s.definitions, c.doc),
     };
   });
-  return { hits, considered };
+  const files = new Set([...fused.values()].map((c) => `${c.segment}\0${segments[c.segment]!.definitions[c.doc]!.path}`));
+  return { hits, considered, ranked: fused.size, rankedFiles: files.size };
 }
 
 /** Equal fused scores: code before values, outside tests first, shallower paths, then by name. */

@@ -409,8 +409,10 @@ function startServer(
 ): Promise<number> {
   if (http) say('serving MCP over HTTP');
   const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : cursorSecretOf(data);
+  // The supervisor builds the definitions index there after each index build.
+  const definitions = env('ZOEKT_MCP_DEFINITIONS') || env('ZOEKT_MCP_DEFINITIONS_URL') ? {} : { ZOEKT_MCP_DEFINITIONS: join(data, 'definitions') };
   // ZOEKT_URL only has to be valid here: the runtime asks the URL zoektUrl settles on.
-  return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret }, { local, listed, zoektUrl });
+  return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret, ...definitions }, { local, listed, zoektUrl });
 }
 
 /**

@@ -12,6 +12,7 @@ import { indexCoverage, inTime, LanguageCoverage, withoutSymbols } from './defin
 import { keptPerSearcher, type Searcher } from './engine/searcher.js';
 import { indexSkipped, NotIndexedCounts } from './engine/skipped.js';
 import type { Metrics } from '../metrics.js';
+import type { RepoInfo } from '../zoekt/wire.js';
 
 export const GET_HEALTH = 'get_health';
 
@@ -44,6 +45,40 @@ export const HealthOutput = z.object({
       symbols: z.object({ languages: z.array(LanguageCoverage), complete: z.boolean() }).optional(),
       oldest_index_time: z.string().optional(),
       newest_index_time: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * The definitions index description search ranks by (absent when none is configured): its
+   * model and state, per repository how many definitions it holds of those the extractor found
+   * (with documentation) and whether it is of the commit Zoekt serves, and its searches' figures.
+   */
+  definitions: z
+    .object({
+      state: z.enum(['building', 'current', 'behind', 'failed', 'unavailable']),
+      location: z.string(),
+      model: z.object({ name: z.string(), dimensions: z.number().int(), source: z.string() }),
+      repos: z.array(
+        z.object({
+          repo: z.string(),
+          definitions: z.number().int(),
+          documented: z.number().int(),
+          extracted: z.number().int(),
+          coverage: z.number().describe('definitions ÷ extracted'),
+          skipped_files: z.number().int(),
+          built_at: z.string(),
+          state: z.enum(['current', 'behind', 'unknown']).describe("current: of the commit Zoekt serves; behind: of another (a build of it follows Zoekt's); unknown: Zoekt names no commit (an index of a plain folder)"),
+        }),
+      ),
+      /** Repositories Zoekt serves that the definitions index has nothing of. */
+      repos_missing: z.array(z.string()).optional(),
+      searches: z.object({
+        searches: z.number().int(),
+        p50_ms: z.number().optional(),
+        p95_ms: z.number().optional(),
+        p99_ms: z.number().optional(),
+        embedding_cache_hit_rate: z.number().optional(),
+      }),
+      error: z.string().optional(),
     })
     .optional(),
   /** This process since start: latency per tool (percentiles of its recent calls), window cache lookups. */
@@ -184,7 +219,10 @@ export async function getHealth(searcher: Searcher, metrics: Metrics): Promise<H
       out.index.newest_index_time = times[times.length - 1]!;
     }
   }
+  const definitions = await definitionsHealth(searcher, listed?.repos);
+  if (definitions) out.definitions = definitions;
   const problems: string[] = [];
+  if (definitions?.error) problems.push(`the definitions index: ${definitions.error}; description search matches names meanwhile`);
   if (!readiness.ready) {
     problems.push(
       fleet.several
@@ -214,4 +252,43 @@ export async function getHealth(searcher: Searcher, metrics: Metrics): Promise<H
     if (notes.length) out.hint = `${notes.join('; ')}.`;
   }
   return out;
+}
+
+/** Repositories named as missing from the definitions index, at most. */
+const MISSING_NAMED = 20;
+
+/** The definitions index as health reports it, against what Zoekt serves. */
+async function definitionsHealth(searcher: Searcher, served: readonly RepoInfo[] | undefined): Promise<HealthOutput['definitions']> {
+  const index = searcher.definitions;
+  if (!index) return undefined;
+  const status = await index.status();
+  const versions = new Map((served ?? []).map((r) => [r.name, r.branches.map((b) => b.version).filter(Boolean)]));
+  const repos = status.repos
+    .filter((r) => searcher.scope.allows(r.repo))
+    .map((r) => {
+      const known = versions.get(r.repo);
+      const state: 'current' | 'behind' | 'unknown' = !known?.length ? 'unknown' : known.includes(r.generation) ? 'current' : 'behind';
+      return {
+        repo: r.repo,
+        definitions: r.definitions,
+        documented: r.documented,
+        extracted: r.extracted,
+        coverage: r.extracted ? Math.round((r.definitions / r.extracted) * 1000) / 1000 : 1,
+        skipped_files: r.skipped_files,
+        built_at: r.built_at,
+        state,
+      };
+    });
+  const held = new Set(status.repos.map((r) => r.repo));
+  const missing = (served ?? []).map((r) => r.name).filter((n) => !held.has(n));
+  const behind = repos.some((r) => r.state === 'behind');
+  return {
+    state: status.state === 'current' && behind ? 'behind' : status.state,
+    location: status.location,
+    model: status.model,
+    repos,
+    ...(missing.length ? { repos_missing: missing.slice(0, MISSING_NAMED) } : {}),
+    searches: status.figures,
+    ...(status.error ? { error: status.error } : {}),
+  };
 }

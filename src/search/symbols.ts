@@ -41,6 +41,8 @@ import { findReferences, type ReferenceOutput } from './references.js';
 import { candidatesBound, rankFiles, type Matcher, type Ranked, type Ranking, type SymbolSearchArgs } from './symbols/ranking.js';
 import { exactInOne, nameMatcher, PLAN_SHARE, planNames } from './symbols/by-name.js';
 import { checkedDescription, descriptionMatcher } from './symbols/by-description.js';
+import { meaningPage, MEANING_DEPTH, type MeaningPage } from './symbols/by-meaning.js';
+import { DefinitionsIndexUnavailable, type DefinitionsIndex } from './definitions/definitions-index.js';
 
 export type { SymbolSearchArgs } from './symbols/ranking.js';
 export { nameQueries, rankByName } from './symbols/by-name.js';
@@ -85,6 +87,17 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
   const limit = args.limit ?? SYMBOL_DEFAULTS.limit;
   const kinds = parseKinds(args.kinds);
   const pattern = args.name === undefined ? undefined : parseName(args.name, args.regex ?? false);
+  const index = searcher.definitions;
+  let unavailable: string | undefined;
+  if (args.description !== undefined && index) {
+    try {
+      return await searchByMeaning(searcher, index, args, kinds, limit, budget, started, signal);
+    } catch (e) {
+      if (!(e instanceof DefinitionsIndexUnavailable)) throw e;
+      unavailable = e.message;
+    }
+  }
+  const namesOnlyHint = namesOnly(unavailable);
   const words = args.description === undefined ? [] : checkedDescription(args.description);
   const vocabulary = args.description === undefined ? undefined : await loadVocabulary();
   const related = vocabulary ? relatedWords(words, (w) => relatedTo(vocabulary, w), MAX_RELATED) : new Map<string, string[]>();
@@ -201,7 +214,7 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
     emptyHint: async (fetched) =>
       pattern
         ? zeroSymbolHint(searcher, args, pattern, fetched.hadCandidates, await unindexedLanguages(searcher, args), signal)
-        : `No symbol name has any of the words ${JSON.stringify(descriptionWords(args.description!))} (or their usual abbreviations)${matcher.unsearched ? ` searched for (${matcher.unsearched.reason})` : ''}. Try other words for the same thing, fewer filters, or search_code for the words in comments and strings.`,
+        : `No symbol name has any of the words ${JSON.stringify(descriptionWords(args.description!))} (or their usual abbreviations)${matcher.unsearched ? ` searched for (${matcher.unsearched.reason})` : ''}. Try other words for the same thing, fewer filters, or search_code for the words in comments and strings. ${namesOnlyHint}`,
     narrowHint: "Ask for less: a longer name or a prefix glob ('get*') instead of a broad regex, kinds, or languages, paths or repos filters.",
   });
   const notIndexed = await skipped;
@@ -222,9 +235,12 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       ? `The counts are of names that match '${pattern!.member}' in its own case; those that match only in another case come after them, on later pages, and are not counted yet.`
       : `The counts are of definitions spelled exactly '${pattern!.member}'; those in another case come after them, on later pages, and are not counted yet.`
     : undefined;
+  const allWords = args.description === undefined ? [] : descriptionWords(args.description);
+  const wordsLeft = allWords.length > words.length ? `Only the first ${words.length} of the description's words were searched for (${JSON.stringify(words)}); with a definitions index the whole sentence counts.` : undefined;
+  const lexical = args.description !== undefined && page.items.length > 0 ? [wordsLeft, namesOnlyHint].filter(Boolean).join(' ') : undefined;
   const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => {
     const paging = pagingOutput(page);
-    const hint = [fallbackHint, caseHint, paging.hint].filter(Boolean).join(' ');
+    const hint = [fallbackHint, caseHint, paging.hint, lexical].filter(Boolean).join(' ');
     return {
       // The query sent: the name in its own case alone when the page came from it (Matcher.byCase).
       zoekt_query: searcher.confine(otherCasesUnread && matcher.byCase ? matcher.byCase.head.query : matcher.query),
@@ -241,6 +257,68 @@ export async function searchSymbols(searcher: Searcher, args: SymbolSearchArgs, 
       ...(hint ? { hint } : {}),
     };
   };
+  return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
+}
+
+/** What a description search without a definitions index says: it read names, not documentation. */
+function namesOnly(unavailable: string | undefined): string {
+  return unavailable
+    ? `These are matched by the words of their names only: ${unavailable}.`
+    : 'These are matched by the words of their names only: this server has no definitions index, which would rank definitions by what their documentation says and by meaning (build one with `zoekt-mcp definitions build`, see docs/definitions.md).';
+}
+
+/**
+ * A description search ranked by the definitions index (symbols/by-meaning.ts): pages of its
+ * fused order, each confirmed by Zoekt, with the documentation of the lines Zoekt sent.
+ */
+async function searchByMeaning(
+  searcher: Searcher,
+  index: DefinitionsIndex,
+  args: SymbolSearchArgs,
+  kinds: ReturnType<typeof parseKinds>,
+  limit: number,
+  budget: Budget<SymbolSearchOutput>,
+  started: number,
+  signal?: AbortSignal,
+): Promise<SymbolSearchOutput> {
+  let got: MeaningPage | undefined;
+  const page = await paginate({
+    tool: SEARCH_SYMBOLS,
+    cursors: searcher.cursors,
+    args: { ...args },
+    limit,
+    fetch: async (offset) => {
+      got = await meaningPage(searcher, index, args, kinds, offset, limit, signal);
+      const partial = got.cut
+        ? { reason: `the walk ends after the best ${MEANING_DEPTH} of the ${got.considered} definitions that pass the filters`, hint: 'Add kinds, languages, paths or repos to reach others.' }
+        : got.stale
+          ? {
+              reason: `${got.stale} of this page's definitions are no longer in Zoekt's index (the definitions index is behind it) and were left out`,
+              hint: 'Call again shortly: the definitions index is rebuilt after each index build.',
+            }
+          : undefined;
+      return { items: got.items, more: got.more, complete: !got.cut && got.stale === 0, partial };
+    },
+    emptyHint: () =>
+      `No definition passes these filters${describeFilters(args).length ? ` (${describeFilters(args).join(', ')})` : ''}${kinds ? ` and kinds ${JSON.stringify([...kinds])}` : ''}. Drop a filter, or list_repos to see what is indexed.`,
+    narrowHint: 'Ask for less: kinds, or languages, paths or repos filters.',
+  });
+  const around = await aroundOf(searcher, page.items, false, signal, got?.withLines).catch(() => undefined);
+  const references = args.references ? await referencesOf(searcher, page.items, signal) : undefined;
+  const stats = { symbols: got?.ranked ?? 0, files: got?.rankedFiles ?? 0, duration_ms: Date.now() - started, complete: page.complete };
+  const make = (s: Record<'results' | 'line_chars', number>, truncated: SymbolSearchOutput['truncated']): SymbolSearchOutput => ({
+    // What Zoekt was asked: the page's definitions, to confirm them (the ranking is the definitions index's).
+    zoekt_query: searcher.confine(got?.query ?? ''),
+    symbols: page.items.slice(0, s.results).map((sym) => ({
+      ...sym,
+      signature: clip(sym.signature, sym.signature.indexOf(sym.name) + 1, s.line_chars),
+      ...(around?.get(sym)?.documentation ? { documentation: around.get(sym)!.documentation } : {}),
+      ...(references?.has(sym) ? { references: references.get(sym)! } : {}),
+    })),
+    stats,
+    ...(truncated ? { truncated } : {}),
+    ...pagingOutput(page),
+  });
   return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
 }
 

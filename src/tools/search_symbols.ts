@@ -9,7 +9,7 @@ import { cursorArg, pagingFooter, queryLine, sharedFilterArgs, stringList, text,
 
 const input = toolInput({
   name: text(500).optional().describe("Exact ('UserService'), glob ('get*'), qualified ('Server.start', 'A::find'); 'Parent::' lists members; '::main' a global"),
-  description: text(300).optional().describe("Or what it does, in words ('db connection handling')"),
+  description: text(300).optional().describe("Or what it does, in a sentence ('close idle db connections'): ranked by doc comments and meaning where a definitions index is set up, else by name words"),
   regex: z.boolean().optional().describe('name is an RE2 regex'),
   case_sensitive: z.boolean().optional(),
   kinds: stringList(KINDS.length, 50).describe(KINDS.join(', ')),
@@ -31,7 +31,7 @@ export function renderSymbols(out: SymbolSearchOutput): string {
     lastFile = file;
     // The parser's own word only where it says more than the normalized kind (`method (func)`, not `method (Method)`).
     const kind = s.kind === s.raw_kind.toLowerCase() ? s.kind : `${s.kind} (${s.raw_kind})`;
-    const why = s.matched_words ? ` score ${s.score} (${s.matched_words.join(', ')})` : '';
+    const why = s.matched_words ? ` score ${s.score} (${s.matched_words.join(', ')})` : s.score !== undefined ? ` score ${s.score}` : '';
     const beside = s.related?.siblings.length ? `; beside: ${s.related.siblings.join(', ')}` : '';
     const used = s.references ? `; ${s.references.complete ? '' : 'at least '}${s.references.count} usage line(s)` : '';
     lines.push(`${s.line}:${s.column}: ${s.signature}  [${kind} ${s.qualified_name}${why}${beside}${used}]`);

@@ -10,6 +10,9 @@
  *   src/local/      the local serve command and its supervisor (tools and server/ read its state
  *                   through search/vocab/local-index.ts, never its modules)
  *   src/extractor/  the symbol extractor Zoekt's indexer runs (scip-ctags), a program of its own
+ *   src/model/      the embedding model: its table and tokenizer read into vectors
+ *   src/definitions-index/  the definitions index (texts, vectors, full text, its store and engines)
+ *                   behind the port search/definitions/definitions-index.ts; builds with the extractor
  *   entry           the programs and their wiring: cli.ts, serve-cli.ts, main.ts, runtime.ts
  *   base            what every layer may use: config.ts, log.ts, errors.ts, deadline.ts, version.ts,
  *                   heap.ts, metrics.ts, cjs.ts, and src/patterns/ (the syntax config.ts parses)
@@ -23,8 +26,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 
-type Layer = 'zoekt' | 'search' | 'tools' | 'server' | 'local' | 'extractor' | 'entry' | 'base';
-const LAYERS: Layer[] = ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'entry', 'base'];
+type Layer = 'zoekt' | 'search' | 'tools' | 'server' | 'local' | 'extractor' | 'model' | 'definitions-index' | 'entry' | 'base';
+const LAYERS: Layer[] = ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'model', 'definitions-index', 'entry', 'base'];
 
 /** The top-level files that start a program or wire its layers together; every other one is base. */
 const ENTRY = ['cli.ts', 'serve-cli.ts', 'main.ts', 'runtime.ts'];
@@ -45,11 +48,11 @@ const HTTP = ['node:http', 'node:https', 'node:http2', 'node:net', 'undici', '@m
 const RULES: Rule[] = [
   {
     from: ['base'],
-    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', 'layer:entry'],
+    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', 'layer:model', 'layer:definitions-index', 'layer:entry'],
     why: 'the base layer (config, log, errors, patterns, …) is used by every layer and imports none of them',
   },
   {
-    from: ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'base'],
+    from: ['zoekt', 'search', 'tools', 'server', 'local', 'extractor', 'model', 'definitions-index', 'base'],
     forbid: ['layer:entry'],
     why: 'only the entries (cli.ts, serve-cli.ts, main.ts, runtime.ts) wire the layers: no layer imports them; a layer declares what it needs (an interface) and the wiring passes it in',
   },
@@ -60,8 +63,18 @@ const RULES: Rule[] = [
   },
   {
     from: ['search'],
-    forbid: ['layer:tools', 'layer:server', 'layer:local', 'layer:extractor', MCP, ...HTTP],
-    why: 'search/ knows no transport: it is what the tools mean, whoever calls them',
+    forbid: ['layer:tools', 'layer:server', 'layer:local', 'layer:extractor', 'layer:model', 'layer:definitions-index', MCP, ...HTTP],
+    why: 'search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port',
+  },
+  {
+    from: ['model'],
+    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:extractor', 'layer:definitions-index', MCP, ...HTTP],
+    why: 'model/ turns text into vectors and knows nothing of what they are for',
+  },
+  {
+    from: ['definitions-index'],
+    forbid: ['layer:zoekt', 'layer:tools', 'layer:server', 'layer:local', MCP, 'node:http', 'node:https', 'node:http2', '@modelcontextprotocol/node', '@modelcontextprotocol/server-legacy/'],
+    why: 'the definitions index is a room beside zoekt/: it builds with the extractor, embeds with model/, serves search/ through its port, and speaks only to its own engine',
   },
   {
     from: ['tools'],
@@ -70,26 +83,26 @@ const RULES: Rule[] = [
   },
   {
     from: ['extractor'],
-    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', MCP, 'undici'],
+    forbid: ['layer:zoekt', 'layer:search', 'layer:tools', 'layer:server', 'layer:local', 'layer:model', 'layer:definitions-index', MCP, 'undici'],
     why: 'extractor/ is a program Zoekt\'s indexer runs; it shares nothing with the server but helpers',
   },
   {
-    from: ['zoekt', 'search', 'local', 'extractor', 'entry', 'base'],
+    from: ['zoekt', 'search', 'local', 'extractor', 'model', 'definitions-index', 'entry', 'base'],
     forbid: [MCP],
     why: 'only tools/ and server/ know the MCP SDK',
   },
   {
-    from: ['search', 'tools', 'server', 'local', 'extractor', 'entry', 'base'],
+    from: ['search', 'tools', 'server', 'local', 'extractor', 'model', 'entry', 'base'],
     forbid: ['undici'],
-    why: 'only zoekt/ makes HTTP requests (to Zoekt)',
+    why: 'only zoekt/ (to Zoekt) and definitions-index/ (to its engine) make HTTP requests',
   },
   {
-    from: ['zoekt', 'search', 'local', 'extractor', 'base'],
+    from: ['zoekt', 'search', 'local', 'extractor', 'model', 'definitions-index', 'base'],
     forbid: ['layer:tools'],
     why: 'the tool list is wired in by server/ and the top level only',
   },
   {
-    from: ['zoekt', 'search', 'tools', 'local', 'extractor', 'base'],
+    from: ['zoekt', 'search', 'tools', 'local', 'extractor', 'model', 'definitions-index', 'base'],
     forbid: ['layer:server'],
     why: 'server/ is the outermost layer: only the top-level wiring starts it',
   },
@@ -193,15 +206,15 @@ describe('layers of src/', () => {
     ].join('\n');
     const found = violations(importsOf('search/example.ts', text));
     expect(found).toEqual([
-      "src/search/example.ts:1 imports 'node:http' (node:http): search/ knows no transport: it is what the tools mean, whoever calls them",
-      "src/search/example.ts:2 imports '../server/http.js' (layer:server): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:1 imports 'node:http' (node:http): search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port",
+      "src/search/example.ts:2 imports '../server/http.js' (layer:server): search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port",
       "src/search/example.ts:2 imports '../server/http.js' (layer:server): server/ is the outermost layer: only the top-level wiring starts it",
-      "src/search/example.ts:3 imports '../tools/index.js' (layer:tools): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:3 imports '../tools/index.js' (layer:tools): search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port",
       "src/search/example.ts:3 imports '../tools/index.js' (layer:tools): the tool list is wired in by server/ and the top level only",
-      "src/search/example.ts:4 imports '@modelcontextprotocol/server' (@modelcontextprotocol/server): search/ knows no transport: it is what the tools mean, whoever calls them",
+      "src/search/example.ts:4 imports '@modelcontextprotocol/server' (@modelcontextprotocol/server): search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port",
       "src/search/example.ts:4 imports '@modelcontextprotocol/server' (@modelcontextprotocol/server): only tools/ and server/ know the MCP SDK",
-      "src/search/example.ts:5 imports 'undici' (undici): search/ knows no transport: it is what the tools mean, whoever calls them",
-      "src/search/example.ts:5 imports 'undici' (undici): only zoekt/ makes HTTP requests (to Zoekt)",
+      "src/search/example.ts:5 imports 'undici' (undici): search/ knows no transport and no engine: it is what the tools mean, whoever calls them; it asks a definitions index through its port",
+      "src/search/example.ts:5 imports 'undici' (undici): only zoekt/ (to Zoekt) and definitions-index/ (to its engine) make HTTP requests",
     ]);
     expect(violations(importsOf('zoekt/example.ts', "import type { CallToolResult } from '@modelcontextprotocol/server';"))[0]).toContain('zoekt/ knows no MCP');
     expect(violations(importsOf('tools/example.ts', "import { createServer } from 'http';"))[0]).toContain('tools/ know no HTTP');

@@ -66,8 +66,11 @@ export interface ScoredDefinition {
 
 export interface DefinitionsAnswer {
   hits: ScoredDefinition[];
-  /** Definitions that passed the filters (every one is ranked; the hits are the best `limit`). */
+  /** Definitions that passed the filters (every one is scored; the hits are the best `limit`). */
   considered: number;
+  /** Of those, how many either list ranks (the fused order's length, what a walk reaches), and in how many files. */
+  ranked: number;
+  rankedFiles: number;
   /** The generation (indexed commit or content hash) of each repository searched. */
   generations: ReadonlyMap<string, string>;
 }

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
+import type { DefinitionsIndex } from '../definitions/definitions-index.js';
 
 /**
  * How long a capped window's rounds go on before a call settles for a short page (Searcher.
@@ -109,6 +110,18 @@ export class Searcher {
   private readonly views = new Map<string, { inner: RepoScope; searcher: Searcher }>();
   /** Set on a searcher confined to a caller's repositories: before every window cache key. */
   private keyPrefix = '';
+  /** The searcher this one confines (within), whose definitions index it shares. */
+  private root: Searcher = this;
+  private ownDefinitions: DefinitionsIndex | undefined;
+
+  /** The definitions index description search ranks by meaning with, when one is wired in. */
+  get definitions(): DefinitionsIndex | undefined {
+    return this.root.ownDefinitions;
+  }
+
+  set definitions(index: DefinitionsIndex | undefined) {
+    this.root.ownDefinitions = index;
+  }
 
   constructor(
     readonly zoekt: ZoektFleet,
@@ -142,6 +155,7 @@ export class Searcher {
     };
     const searcher = new Searcher(this.zoekt, this.cache, narrowed, this.walkLimits, this.secret);
     searcher.keyPrefix = `scope\u0000${key}\u0000`;
+    searcher.root = this.root;
     if (this.views.size >= MAX_VIEWS) this.views.delete(this.views.keys().next().value!);
     this.views.set(key, { inner, searcher });
     return searcher;

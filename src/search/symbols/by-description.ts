@@ -173,10 +173,9 @@ export function checkedDescription(description: string): string[] {
       "Describe what the code does in a few words that would appear in its names: 'database connection', 'retry request', 'parse config file'.",
     );
   }
-  if (words.length > MAX_DESCRIPTION_WORDS) {
-    throw invalidArgument(`the description has ${words.length} words; at most ${MAX_DESCRIPTION_WORDS} are used`, 'Keep the words that would appear in the names you look for.');
-  }
-  return words;
+  // Each word is a query of its own: past these, the names of the first ones answer (the hint says which).
+  return words.slice(0, MAX_DESCRIPTION_WORDS);
 }
 
-const MAX_DESCRIPTION_WORDS = 8;
+/** The words of a description names are searched for, without a definitions index. */
+export const MAX_DESCRIPTION_WORDS = 8;

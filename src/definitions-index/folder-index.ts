@@ -1,0 +1,117 @@
+/**
+ * The definitions index of one folder (format.ts), searched in this process (memory-engine.ts).
+ * Each search first looks whether the manifest changed (one stat): a repository whose generation
+ * changed is read again, alone, so an edit the builder wrote is searched the next call; the rest
+ * stay as loaded. A repository that cannot be read keeps answering from what was loaded before and
+ * is named in status().
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Embedder } from '../model/embedder.js';
+import type { DefinitionsAnswer, DefinitionsIndex, DefinitionsIndexStatus, DefinitionsQuery } from '../search/definitions/definitions-index.js';
+import { TextPostings } from './bm25.js';
+import { DefinitionsIndexError, MANIFEST, readManifest, readRepoIndex, type Manifest } from './format.js';
+import { searchSegments, type Segment } from './memory-engine.js';
+import { SearchFigures } from './search-figures.js';
+import { definitionText } from './texts.js';
+
+export class FolderDefinitionsIndex implements DefinitionsIndex {
+  private segments = new Map<string, Segment>();
+  private manifest: Manifest | undefined;
+  private seen = '';
+  private readonly unreadable = new Map<string, string>();
+  private problem: string | undefined;
+  private readonly figures = new SearchFigures();
+
+  constructor(
+    readonly dir: string,
+    private readonly embedder: Embedder,
+  ) {}
+
+  /** Reads what changed since the last look; cheap when nothing did. */
+  refresh(): void {
+    let mark: string;
+    try {
+      const st = statSync(join(this.dir, MANIFEST));
+      mark = `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      mark = 'none';
+    }
+    if (mark === this.seen) return;
+    this.seen = mark;
+    try {
+      this.manifest = readManifest(this.dir);
+      this.problem = undefined;
+    } catch (e) {
+      this.problem = e instanceof DefinitionsIndexError ? `${e.message} (${e.hint})` : String(e);
+      return;
+    }
+    const manifest = this.manifest;
+    if (!manifest) {
+      this.segments = new Map();
+      return;
+    }
+    if (manifest.model.name !== this.embedder.info.name || manifest.model.dimensions !== this.embedder.info.dimensions) {
+      this.problem = `the index in ${this.dir} was built with the model ${manifest.model.name} (${manifest.model.dimensions} dimensions); this server embeds with ${this.embedder.info.name} (${this.embedder.info.dimensions}): build it again with this version`;
+      this.segments = new Map();
+      return;
+    }
+    const next = new Map<string, Segment>();
+    for (const [repo, entry] of Object.entries(manifest.repos)) {
+      const had = this.segments.get(repo);
+      if (had && had.generation === entry.generation && had.status.built_at === entry.built_at) {
+        next.set(repo, had);
+        continue;
+      }
+      try {
+        const read = readRepoIndex(this.dir, repo, entry, manifest.model.dimensions);
+        next.set(repo, {
+          repo,
+          generation: entry.generation,
+          definitions: read.definitions,
+          vectors: read.vectors,
+          dimensions: read.dimensions,
+          texts: new TextPostings(read.definitions.map(definitionText)),
+          status: { repo, generation: entry.generation, built_at: entry.built_at, definitions: entry.definitions, documented: entry.documented, extracted: entry.extracted, skipped_files: entry.skipped_files },
+        });
+        this.unreadable.delete(repo);
+      } catch (e) {
+        // A newer build removed the stem between the manifest and it: the next look reads the new one.
+        if (e instanceof DefinitionsIndexError && e.hint.startsWith('a newer build')) this.seen = '';
+        this.unreadable.set(repo, e instanceof DefinitionsIndexError ? `${e.message} (${e.hint})` : String(e));
+        if (had) next.set(repo, had);
+      }
+    }
+    this.segments = next;
+  }
+
+  async search(query: DefinitionsQuery): Promise<DefinitionsAnswer> {
+    const started = performance.now();
+    this.refresh();
+    const segments = [...this.segments.values()];
+    const vector = this.figures.vectorOf(query.text, (t) => this.embedder.embed([t])[0]!);
+    const answer = searchSegments(segments, query, vector);
+    this.figures.took(performance.now() - started);
+    return { ...answer, generations: new Map(segments.map((s) => [s.repo, s.generation])) };
+  }
+
+  async status(): Promise<DefinitionsIndexStatus> {
+    this.refresh();
+    const failed = this.manifest?.failed ?? {};
+    const building = this.manifest?.building ?? [];
+    const problems = [this.problem, ...[...this.unreadable].map(([repo, why]) => `${repo}: ${why}`), ...Object.entries(failed).map(([repo, why]) => `${repo}: the last build failed: ${why}`)].filter(Boolean);
+    const state: DefinitionsIndexStatus['state'] = this.problem ? 'unavailable' : building.length ? 'building' : problems.length ? 'failed' : 'current';
+    return {
+      model: { name: this.embedder.info.name, dimensions: this.embedder.info.dimensions, source: this.embedder.info.source },
+      state,
+      ...(problems.length ? { error: problems.join('; ') } : {}),
+      location: this.dir,
+      repos: [...this.segments.values()].map((s) => s.status),
+      figures: this.figures.figures(),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.segments = new Map();
+  }
+}

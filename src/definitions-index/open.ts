@@ -1,0 +1,81 @@
+/**
+ * The definitions index a server is configured with, opened on first use: the model and the
+ * index are read when a description is first searched (or health asked), not at start, so a
+ * server that never searches by description pays nothing for them. Until it can answer, searches
+ * say why (DefinitionsIndexUnavailable), and description search matches names meanwhile.
+ */
+import { loadEmbedder, type Embedder } from '../model/embedder.js';
+import {
+  DefinitionsIndexUnavailable,
+  type DefinitionsAnswer,
+  type DefinitionsIndex,
+  type DefinitionsIndexStatus,
+  type DefinitionsQuery,
+} from '../search/definitions/definitions-index.js';
+import { FolderDefinitionsIndex } from './folder-index.js';
+
+export interface DefinitionsSource {
+  /** A folder holding a definitions index. */
+  dir?: string | undefined;
+  /** Opens an index held by an engine at this URL (weaviate.ts). */
+  remote?: ((embedder: Embedder) => DefinitionsIndex) | undefined;
+  /** Where the model is; default: the package's (model/embedder.ts). */
+  modelDir?: string | undefined;
+}
+
+class OnFirstUse implements DefinitionsIndex {
+  private opened: Promise<DefinitionsIndex> | undefined;
+
+  constructor(
+    private readonly source: DefinitionsSource,
+    private readonly location: string,
+  ) {}
+
+  private open(): Promise<DefinitionsIndex> {
+    this.opened ??= loadEmbedder(this.source.modelDir).then((embedder) =>
+      this.source.remote ? this.source.remote(embedder) : new FolderDefinitionsIndex(this.source.dir!, embedder),
+    );
+    return this.opened;
+  }
+
+  async search(query: DefinitionsQuery, signal?: AbortSignal): Promise<DefinitionsAnswer> {
+    let index: DefinitionsIndex;
+    try {
+      index = await this.open();
+    } catch (e) {
+      throw new DefinitionsIndexUnavailable(`the embedding model cannot be loaded: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const status = index instanceof FolderDefinitionsIndex ? await index.status() : undefined;
+    if (status && status.repos.length === 0) {
+      throw new DefinitionsIndexUnavailable(
+        status.error ?? (status.state === 'building' ? `the definitions index in ${this.location} is being built` : `the definitions index in ${this.location} holds no repository yet`),
+      );
+    }
+    return index.search(query, signal);
+  }
+
+  async status(): Promise<DefinitionsIndexStatus> {
+    try {
+      return await (await this.open()).status();
+    } catch (e) {
+      return {
+        model: { name: 'unknown', dimensions: 0, source: 'not loaded' },
+        state: 'unavailable',
+        error: e instanceof Error ? e.message : String(e),
+        location: this.location,
+        repos: [],
+        figures: { searches: 0 },
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await (await this.opened.catch(() => undefined))?.close();
+  }
+}
+
+/** The configured definitions index, opened on first use; undefined when none is configured. */
+export function openDefinitionsIndex(source: DefinitionsSource, location: string): DefinitionsIndex | undefined {
+  if (!source.dir && !source.remote) return undefined;
+  return new OnFirstUse(source, location);
+}
