@@ -176,6 +176,16 @@ function previousFiles(
   return { byKey, vectors: index.vectors, entry, marked };
 }
 
+/** `735 binary (a.zip, b.zip, …), 2 too large (x.json, …)`: the reasons, each with a few of its files. */
+function summarize(skipped: readonly { path: string; reason: string }[]): string {
+  const byKind = new Map<string, string[]>();
+  for (const s of skipped) {
+    const kind = s.reason.replace(/ \(.*$|:.*$/, '');
+    byKind.set(kind, [...(byKind.get(kind) ?? []), s.path]);
+  }
+  return [...byKind].map(([kind, paths]) => `${paths.length} ${kind} (${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''})`).join('; ');
+}
+
 /** Builds (or brings up to date) `repo`'s definitions index in `out` from `source`. */
 export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
   const started = performance.now();
@@ -209,7 +219,6 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
   const skip = (file: StoredFile, reason: string) => {
     file.skipped = reason;
     skipped.push({ path: file.path, reason });
-    log(`${repo}: ${file.path}: no definitions read: ${reason}`);
   };
   const extractStarted = performance.now();
   let sent = 0;
@@ -244,6 +253,7 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
     stored.definitions = got.definitions;
   }
   const extractMs = performance.now() - extractStarted;
+  if (skipped.length) log(`${repo}: ${skipped.length} files without definitions read: ${summarize(skipped)}`);
 
   // Vectors: copied for the files kept, embedded for the others.
   const total = files.reduce((n, f) => n + f.definitions.length, 0);
@@ -264,12 +274,22 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
     row += file.definitions.length;
   });
   const embedStarted = performance.now();
-  for (let at = 0; at < texts.length; at += EMBED_BATCH) {
+  // Equal texts (a method of the same name in many types, without a doc comment) are embedded once.
+  const rowsOfText = new Map<string, number[]>();
+  texts.forEach((t, k) => {
+    const had = rowsOfText.get(t);
+    if (had) had.push(rows[k]!);
+    else rowsOfText.set(t, [rows[k]!]);
+  });
+  const unique = [...rowsOfText.keys()];
+  for (let at = 0; at < unique.length; at += EMBED_BATCH) {
     opts.signal?.throwIfAborted();
-    const batch = await opts.embedder.embed(texts.slice(at, at + EMBED_BATCH));
+    const batch = await opts.embedder.embed(unique.slice(at, at + EMBED_BATCH));
     batch.forEach((v, k) => {
       if (v.length !== dims) throw new DefinitionsIndexError(`the model ${model.name} gave a vector of ${v.length} dimensions, not ${dims}`, 'check the model package');
-      quantize(v, vectors, rows[at + k]! * dims);
+      const [first, ...more] = rowsOfText.get(unique[at + k]!)!;
+      quantize(v, vectors, first! * dims);
+      for (const r of more) vectors.copyWithin(r * dims, first! * dims, (first! + 1) * dims);
     });
     // Let timers and sockets of the process that builds (the supervisor) run between batches.
     await new Promise((r) => setImmediate(r));
@@ -320,4 +340,12 @@ export async function buildRecorded(opts: BuildOptions): Promise<BuildReport> {
     await markFailed(opts.out, opts.repo, opts.embedder.info, message, log).catch((e2: unknown) => log(`cannot record the failure in the manifest: ${(e2 as Error).message}`));
     throw e;
   }
+}
+
+/** Drops `repo` from the index: its manifest entry, its state and its files. */
+export function removeRepo(out: string, repo: string, model: ModelInfo, log: (msg: string) => void = () => undefined): Promise<Manifest> {
+  return updateManifest(out, model, (m) => {
+    delete m.repos[repo];
+    settle(m, repo);
+  }, log);
 }

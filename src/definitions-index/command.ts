@@ -78,6 +78,8 @@ export function zoektName(dir: string, git: boolean, nameFromOrigin: (remote: st
 
 class UsageError extends Error {}
 
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
 /** Runs `zoekt-mcp definitions ARGS`; resolves to the exit status. */
 export async function definitionsMain(argv: string[], deps: DefinitionsCommandDeps): Promise<number> {
   const out = deps.out ?? ((t) => process.stdout.write(t));
@@ -153,7 +155,8 @@ export async function definitionsMain(argv: string[], deps: DefinitionsCommandDe
       `${repo}@${e.generation.slice(0, 12)}: ${e.definitions} definitions (${e.documented} documented) of ${e.extracted} tags in ${e.files} files` +
         (report.unchanged
           ? '; already current\n'
-          : `; ${report.extractedFiles} files extracted, ${report.reusedFiles} reused, ${e.skipped_files} skipped; ${report.embedded} embedded; ${(report.ms.total / 1000).toFixed(1)} s\n`),
+          : `; ${report.extractedFiles} files extracted, ${report.reusedFiles} reused, ${e.skipped_files} skipped; ${report.embedded} embedded; ` +
+            `${seconds(report.ms.total)} s (extract ${seconds(report.ms.extract)}, embed ${seconds(report.ms.embed)}, write ${seconds(report.ms.write)})\n`),
     );
     return 0;
   } catch (e) {

@@ -15,10 +15,12 @@
  * their uncommitted edits, and plain directories) and checked when they change, and every
  * `pollMs` the lists are read again and unwatchable folders checked.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ExtractorService } from '../extractor/service.js';
+import { DefinitionsKeeper } from '../definitions-index/keeper.js';
+import { resolveCommit } from '../definitions-index/sources.js';
 import { writeFileAtomically } from './atomic-file.js';
 import { FolderWatch } from './folder-watch.js';
 import { pick, schedule, type LaneJob } from './job-lanes.js';
@@ -106,6 +108,8 @@ export class Supervisor {
   private readonly runner: IndexRunner;
   private readonly paths: IndexerPaths;
   private readonly extractor: ExtractorService;
+  /** The definitions index beside Zoekt's (<data>/definitions/), built after each index of a repository. */
+  private readonly definitions: DefinitionsKeeper;
   private readonly statePath: string;
   private readonly startedAt = new Date().toISOString();
   private state: State = { repos: {} };
@@ -149,6 +153,15 @@ export class Supervisor {
     };
     this.statePath = join(opts.data, 'state.json');
     this.extractor = new ExtractorService(join(opts.data, 'run', 'extractor.sock'), pathToFileURL(opts.extractorWorker), say);
+    const packagedCtags = join(dirname(opts.indexCommand), 'universal-ctags');
+    this.definitions = new DefinitionsKeeper({
+      out: join(opts.data, 'definitions'),
+      workerScript: pathToFileURL(opts.extractorWorker),
+      ctags: process.env.ZOEKT_MCP_UNIVERSAL_CTAGS || (existsSync(packagedCtags) ? packagedCtags : 'universal-ctags'),
+      // Loaded at the first build only: a supervisor whose repositories are current never reads the model.
+      loadEmbedder: async () => (await import('../model/embedder.js')).loadEmbedder(),
+      log: say,
+    });
     void this.started.then(() => (this.isStarted = true));
     this.runner = new IndexRunner(this.paths, say, () => this.poke());
     this.webserver = new Webserver({ data: opts.data, bin: opts.bin, index: this.paths.index, port: opts.port, portGiven: opts.portGiven, say });
@@ -343,6 +356,7 @@ export class Supervisor {
     const forced = (r: { dir: string; name: string }) => plan.wanted.some((e) => e.dir === r.dir || e.name === r.name);
     for (const r of plan.remove.filter((x) => settled || forced(x))) {
       const removed = removeShards(this.paths.index, r.name);
+      void this.definitions.remove(r.name).catch((err: Error) => say(`definitions of ${r.name} not removed: ${err.message}`));
       rmSync(shadowDir(this.paths, r), { recursive: true, force: true });
       say(`${r.name} (${r.dir}) is listed by no client${plan.wanted.some((e) => e.dir === r.dir) ? ' under that name' : ''}: removed ${removed.length} shard file(s)`);
       delete this.state.repos[r.dir];
@@ -550,6 +564,12 @@ export class Supervisor {
     await this.served(e.name);
     this.state.repos[e.dir] = now;
     this.saveState();
+    // Its definitions from the snapshot Zoekt now serves (the shadow's main until the next index).
+    const gitDir = shadowDir(this.paths, e);
+    await resolveCommit(gitDir, 'refs/heads/main').then(
+      (commit) => this.definitions.request(e.name, gitDir, commit),
+      (err: Error) => say(`definitions of ${e.name} not built: ${err.message}`),
+    );
     say(`estimate ratio for ${e.name}: expected ${(outcome.estimated / 1000).toFixed(1)} s, took ${(outcome.duration / 1000).toFixed(1)} s`);
     this.set(e.dir, {
       state: 'ready',
@@ -667,6 +687,7 @@ export class Supervisor {
     // are refused): a successor never indexes beside this one, nor adopts a webserver being stopped.
     this.leases.closeAll();
     await this.runner.stop();
+    await this.definitions.stop();
     await this.extractor.close();
     const { builds, files, workers } = this.extractor.counts;
     const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
