@@ -23,6 +23,7 @@ if (!values.index) {
 const { pushDefinitions } = await import(join(ROOT, 'dist/definitions-index/weaviate-push.js'));
 const { WeaviateDefinitionsIndex } = await import(join(ROOT, 'dist/definitions-index/weaviate.js'));
 const { loadEmbedder } = await import(join(ROOT, 'dist/model/embedder.js'));
+const { FolderDefinitionsIndex } = await import(join(ROOT, 'dist/definitions-index/folder-index.js'));
 
 const freePort = () =>
   new Promise((res, rej) => {
@@ -107,8 +108,10 @@ try {
     ['ranked', 0.7],
     ['relative', 0.7],
   ];
+  // The in-process engine over the same folder, for comparison.
+  ways.push(['in-process', 0]);
   for (const [fusion, alpha] of ways) {
-    const index = new WeaviateDefinitionsIndex({ url, timeoutMs: 30_000, embedder, fusion, alpha });
+    const index = fusion === 'in-process' ? new FolderDefinitionsIndex(values.index, embedder) : new WeaviateDefinitionsIndex({ url, timeoutMs: 30_000, embedder, fusion, alpha });
     const times = [];
     let top1 = 0;
     let top3 = 0;
@@ -129,7 +132,7 @@ try {
     times.sort((a, b) => a - b);
     const p = (q) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)].toFixed(1);
     const n = set.length * (Number(values.repeat) - 1);
-    console.log(`${fusion} fusion, alpha ${alpha}: top-1 ${top1}/${n}, top-3 ${top3}/${n}, top-10 ${top10}/${n}; p50 ${p(0.5)} ms, p95 ${p(0.95)} ms${server ? `; server RSS ${rssMiB(server.child.pid)} MiB` : ''}`);
+    console.log(`${fusion === 'in-process' ? 'in-process engine (reciprocal rank)' : `${fusion} fusion, alpha ${alpha}`}: top-1 ${top1}/${n}, top-3 ${top3}/${n}, top-10 ${top10}/${n}; p50 ${p(0.5)} ms, p95 ${p(0.95)} ms${server ? `; server RSS ${rssMiB(server.child.pid)} MiB` : ''}`);
   }
 } finally {
   if (server) {
