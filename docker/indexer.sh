@@ -25,6 +25,10 @@
 #   between n zoekt-webservers (zoekt-mcp --zoekt-url a,b,… serves them as one). A repository
 #   keeps its shard when others are added or removed. A mirror that is no longer this shard's
 #   (the list or n changed) is deleted with its index after a round without failures.
+# DEFINITIONS_DIR (default INDEX_DIR/definitions): where each repository's definitions index goes
+#   after its shards (zoekt-mcp definitions build: the definitions and doc comments of the indexed
+#   commit, embedded, for description search; only changed files are read again). Of a repository
+#   indexed at several INDEX_BRANCHES, the first one's. DEFINITIONS=0 builds none.
 # SHARD_COUNT (e.g. 3), instead of SHARD: n, with i taken from SHARD_INDEX (0-based, such as a
 #   StatefulSet pod's apps.kubernetes.io/pod-index label) or else from the number that ends
 #   the host name (a StatefulSet pod is named <set>-<index>).
@@ -40,6 +44,8 @@ MIRROR_URLS=${MIRROR_URLS:-}
 MIRROR_URLS_FILE=${MIRROR_URLS_FILE:-}
 INDEX_INTERVAL=${INDEX_INTERVAL:-600}
 INDEX_BRANCHES=${INDEX_BRANCHES:-HEAD}
+DEFINITIONS=${DEFINITIONS:-1}
+DEFINITIONS_DIR=${DEFINITIONS_DIR:-$INDEX_DIR/definitions}
 # The outcome of the last round: its end time and its failures, for the health check.
 STATUS_FILE=${STATUS_FILE:-$DATA_DIR/indexer.status}
 
@@ -95,6 +101,16 @@ mirror_name() {
   esac | sed -e 's#/*$##' -e 's#\.git$##' -e 's#^/*##'
 }
 
+# definitions REPOSITORY [NAME]: its definitions index beside the shards, of the commit just indexed
+# (the first of INDEX_BRANCHES). A failure is counted as the round's; the shards stay served.
+definitions() {
+  [ "$DEFINITIONS" = 0 ] && return 0
+  def_commit=
+  if is_git "$1"; then def_commit=${INDEX_BRANCHES%%,*}; fi
+  "${ZOEKT_MCP_NODE:-node}" "$ZOEKT_MCP_HOME/dist/cli.js" definitions build --quiet --repo "$1" --out "$DEFINITIONS_DIR" \
+    ${2:+--name "$2"} ${def_commit:+--commit "$def_commit"} >&2
+}
+
 index_git() {
   # -repo_cache names a mirror by its path under MIRROR_DIR.
   "$INDEX" git -index "$INDEX_DIR" -branches "$INDEX_BRANCHES" -allow_missing_branches "$@"
@@ -128,10 +144,12 @@ round() {
       mine "$(basename "$dir")" || continue
       if is_git "$dir"; then
         say "indexing git repository $dir"
-        index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
+        index_git "$dir" || { failures=$((failures + 1)); say "failed: $dir"; continue; }
+        definitions "$dir" || { failures=$((failures + 1)); say "definitions failed: $dir"; }
       else
         say "indexing folder $dir"
-        "$INDEX" dir -index "$INDEX_DIR" "$dir" || { failures=$((failures + 1)); say "failed: $dir"; }
+        "$INDEX" dir -index "$INDEX_DIR" "$dir" || { failures=$((failures + 1)); say "failed: $dir"; continue; }
+        definitions "$dir" || { failures=$((failures + 1)); say "definitions failed: $dir"; }
       fi
     done
   fi
@@ -169,7 +187,8 @@ round() {
       git -C "$dest" config zoekt.name "$name"
     fi
     say "indexing mirror $name"
-    index_git -repo_cache "$MIRROR_DIR" "$dest" || { failures=$((failures + 1)); say "failed: $name"; }
+    index_git -repo_cache "$MIRROR_DIR" "$dest" || { failures=$((failures + 1)); say "failed: $name"; continue; }
+    definitions "$dest" "$name" || { failures=$((failures + 1)); say "definitions failed: $name"; }
   done
 
   # Only after a round that read the whole list: a list that failed to load drops nothing.
