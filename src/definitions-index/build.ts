@@ -176,6 +176,61 @@ function previousFiles(
   return { byKey, vectors: index.vectors, entry, marked };
 }
 
+/**
+ * The vectors of a build's texts, each text embedded once (a method of one name in many types,
+ * without a doc comment, has one text), in the order added, a batch at a time.
+ */
+class TextVectors {
+  private readonly slots = new Map<string, number>();
+  private pending: string[] = [];
+  private store: Int8Array;
+  /** Time spent in the model. */
+  ms = 0;
+
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly model: ModelInfo,
+    private readonly dims: number,
+  ) {
+    this.store = new Int8Array(1024 * dims);
+  }
+
+  add(text: string): void {
+    if (this.slots.has(text)) return;
+    this.slots.set(text, this.slots.size);
+    this.pending.push(text);
+  }
+
+  /** Embeds the texts added, while at least `min` wait. */
+  async flush(min: number): Promise<void> {
+    while (this.pending.length >= min && this.pending.length > 0) {
+      const batch = this.pending.splice(0, EMBED_BATCH);
+      const started = performance.now();
+      const vectors = await this.embedder.embed(batch);
+      this.ms += performance.now() - started;
+      const need = this.slots.size * this.dims;
+      if (need > this.store.length) {
+        const grown = new Int8Array(Math.max(need, 2 * this.store.length));
+        grown.set(this.store);
+        this.store = grown;
+      }
+      batch.forEach((text, k) => {
+        const v = vectors[k];
+        if (v?.length !== this.dims) throw new DefinitionsIndexError(`the model ${this.model.name} gave a vector of ${v?.length ?? 0} dimensions, not ${this.dims}`, 'check the model package');
+        quantize(v, this.store, this.slots.get(text)! * this.dims);
+      });
+      // Let timers and sockets of the process that builds (the supervisor) run between batches.
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** Writes the (embedded) vector of `text` into `into` at `at`. */
+  copy(text: string, into: Int8Array, at: number): void {
+    const slot = this.slots.get(text)!;
+    into.set(this.store.subarray(slot * this.dims, (slot + 1) * this.dims), at);
+  }
+}
+
 /** `735 binary (a.zip, b.zip, …), 2 too large (x.json, …)`: the reasons, each with a few of its files. */
 function summarize(skipped: readonly { path: string; reason: string }[]): string {
   const byKind = new Map<string, string[]>();
@@ -228,73 +283,64 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
     skip(files[at]!, `too large (${file.size} bytes; at most ${MAX_FILE_BYTES})`);
     return false;
   });
-  for await (const { file, content } of source.read(small.map((t) => t.file))) {
-    opts.signal?.throwIfAborted();
+  const embedded = new TextVectors(opts.embedder, model, dims);
+  /** One file asked of the extractor (which parses in its worker thread and in Universal Ctags). */
+  const ask = async ({ file, content }: { file: SourceFile; content: Buffer }) => {
     const stored = files[atOf.get(file.path)!]!;
-    if (content.length === 0) continue;
+    if (content.length === 0) return undefined;
     if (content.includes(0)) {
       skip(stored, 'binary (holds a NUL byte)');
-      continue;
+      return undefined;
     }
     const text = content.toString('utf8');
     stored.language = sourceFor(file.path, text)?.language ?? '';
-    let answer: string;
     sent++;
     try {
-      answer = await opts.tagger.answer({ filename: file.path, content });
+      return { stored, text, answer: await opts.tagger.answer({ filename: file.path, content }) };
     } catch (e) {
       skip(stored, `the extractor failed: ${(e as Error).message}`);
-      continue;
+      return undefined;
     }
-    const tags = tagsOfAnswer(answer);
-    stored.extracted = tags.length;
-    const got = definitionsOf(file.path, text.split('\n'), tags);
-    stored.language ||= got.language;
-    stored.definitions = got.definitions;
+  };
+  // The next file is parsed while this thread reads the last one's definitions and embeds: the
+  // extractor's parse and the model's arithmetic run at once.
+  const contents = source.read(small.map((t) => t.file))[Symbol.asyncIterator]();
+  let next = await contents.next();
+  let asked = next.done ? undefined : ask(next.value);
+  while (asked) {
+    opts.signal?.throwIfAborted();
+    const got = await asked;
+    next = await contents.next();
+    asked = next.done ? undefined : ask(next.value);
+    if (!got) continue;
+    const tags = tagsOfAnswer(got.answer);
+    got.stored.extracted = tags.length;
+    const found = definitionsOf(got.stored.path, got.text.split('\n'), tags);
+    got.stored.language ||= found.language;
+    got.stored.definitions = found.definitions;
+    for (const d of found.definitions) embedded.add(definitionText(d));
+    await embedded.flush(EMBED_BATCH);
   }
+  await embedded.flush(1);
   const extractMs = performance.now() - extractStarted;
   if (skipped.length) log(`${repo}: ${skipped.length} files without definitions read: ${summarize(skipped)}`);
 
-  // Vectors: copied for the files kept, embedded for the others.
+  // Vectors: copied for the files kept, the embedded ones for the others.
   const total = files.reduce((n, f) => n + f.definitions.length, 0);
   const vectors = new Int8Array(total * dims);
-  const texts: string[] = [];
-  const rows: number[] = [];
   let row = 0;
+  let texts = 0;
   files.forEach((file, i) => {
     const from = fromPrevious.get(i);
     if (from !== undefined) {
       vectors.set(previous.vectors.subarray(from * dims, (from + file.definitions.length) * dims), row * dims);
     } else {
-      file.definitions.forEach((d, k) => {
-        texts.push(definitionText(d));
-        rows.push(row + k);
-      });
+      file.definitions.forEach((d, k) => embedded.copy(definitionText(d), vectors, (row + k) * dims));
+      texts += file.definitions.length;
     }
     row += file.definitions.length;
   });
-  const embedStarted = performance.now();
-  // Equal texts (a method of the same name in many types, without a doc comment) are embedded once.
-  const rowsOfText = new Map<string, number[]>();
-  texts.forEach((t, k) => {
-    const had = rowsOfText.get(t);
-    if (had) had.push(rows[k]!);
-    else rowsOfText.set(t, [rows[k]!]);
-  });
-  const unique = [...rowsOfText.keys()];
-  for (let at = 0; at < unique.length; at += EMBED_BATCH) {
-    opts.signal?.throwIfAborted();
-    const batch = await opts.embedder.embed(unique.slice(at, at + EMBED_BATCH));
-    batch.forEach((v, k) => {
-      if (v.length !== dims) throw new DefinitionsIndexError(`the model ${model.name} gave a vector of ${v.length} dimensions, not ${dims}`, 'check the model package');
-      const [first, ...more] = rowsOfText.get(unique[at + k]!)!;
-      quantize(v, vectors, first! * dims);
-      for (const r of more) vectors.copyWithin(r * dims, first! * dims, (first! + 1) * dims);
-    });
-    // Let timers and sockets of the process that builds (the supervisor) run between batches.
-    await new Promise((r) => setImmediate(r));
-  }
-  const embedMs = performance.now() - embedStarted;
+  const embedMs = embedded.ms;
 
   const writeStarted = performance.now();
   const entry: RepoEntry = {
@@ -320,7 +366,7 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
     unchanged: false,
     extractedFiles: sent,
     reusedFiles: fromPrevious.size,
-    embedded: texts.length,
+    embedded: texts,
     skipped,
     ms: { total: performance.now() - started, extract: extractMs, embed: embedMs, write: writeMs },
   };

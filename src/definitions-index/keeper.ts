@@ -6,7 +6,10 @@
  * Builds asked for while one of the same repository waits replace it: only the newest commit is
  * built.
  */
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildRecorded, openTagger, removeRepo, type BuildReport, type Embedder } from './build.js';
+import { DefinitionsIndexError, MANIFEST } from './format.js';
 import { gitSource } from './sources.js';
 
 export interface KeeperOptions {
@@ -72,7 +75,16 @@ export class DefinitionsKeeper {
         this.tagger ??= openTagger(this.opts.workerScript, this.opts.ctags);
         const source = await gitSource(gitDir, commit);
         try {
-          const report = await buildRecorded({ out: this.opts.out, repo, source, embedder, tagger: this.tagger, log: this.opts.log });
+          const build = () => buildRecorded({ out: this.opts.out, repo, source, embedder, tagger: this.tagger!, log: this.opts.log });
+          const report = await build().catch((e: unknown) => {
+            // The folder is this process's own: a manifest nobody can read is set aside and the
+            // index started again (each repository comes back at its next build), not failed forever.
+            if (!(e instanceof DefinitionsIndexError) || e.file !== join(this.opts.out, MANIFEST)) throw e;
+            const aside = `${e.file}.unreadable-${Date.now()}`;
+            this.opts.log(`${e.message}; set aside as ${aside}, starting the definitions index again`);
+            renameSync(e.file, aside);
+            return build();
+          });
           if (!report.unchanged) {
             const e = report.entry;
             this.opts.log(

@@ -4,7 +4,7 @@
  * there soon after Zoekt serves it, a deleted file's gone.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,6 +75,19 @@ describe('the local supervisor\'s definitions index', () => {
       const m = readManifest(join(data, 'definitions'))!;
       expect(m.building ?? []).toEqual([]);
       expect(m.failed).toBeUndefined();
+
+      // A manifest nobody can read is set aside at the next build, and the index starts again.
+      writeFileSync(join(data, 'definitions/manifest.json'), '{"format": 1, "mod');
+      appendFileSync(join(repo, 'cmd/server/main.go'), '\n// CountVowels counts the vowels.\nfunc CountVowels(s string) int { return 0 }\n');
+      const again = await waitFor('the index started again', async () => {
+        try {
+          return definitions(data)?.definitions.some((d) => d.name === 'CountVowels') ? definitions(data) : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 60_000);
+      expect(again.definitions.some((d) => d.name === 'ReverseWords')).toBe(true);
+      expect(readdirSync(join(data, 'definitions')).some((f) => f.startsWith('manifest.json.unreadable-'))).toBe(true);
     } finally {
       await c.close();
     }
