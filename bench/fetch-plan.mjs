@@ -31,7 +31,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, request } from 'undici';
-import { memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
+import { corpora, listFiles, memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
@@ -66,36 +66,6 @@ const kb = (n) => (Number.isFinite(n) ? `${(n / 1024).toFixed(n < 10_240 ? 1 : 0
 // ---------------------------------------------------------------------------------------------
 // The corpus: four repositories, indexed once with symbols.
 
-function sh(cmd, args, opts = {}) {
-  return execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts }).trim();
-}
-
-/** Files under `root` (relative) that `keep` accepts; symbolic links are not followed. */
-function listFiles(root, keep) {
-  const out = [];
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.isFile() && keep(relative(root, path))) out.push(relative(root, path));
-    }
-  };
-  walk(root);
-  return out.sort();
-}
-
-function corpora() {
-  const goroot = sh('go', ['env', 'GOROOT']);
-  const stdlib = sh('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])']);
-  const tsLib = join(ROOT, 'node_modules/typescript/lib');
-  return [
-    { repo: 'go', root: join(goroot, 'src'), keep: () => true, version: sh('go', ['env', 'GOVERSION']) },
-    { repo: 'cpython', root: stdlib, keep: (f) => f.endsWith('.py') && !f.startsWith('site-packages/'), version: `py${sh('python3', ['-c', 'import sys; print(sys.version.split()[0])'])}` },
-    { repo: 'typescript', root: tsLib, keep: (f) => /^lib\..*\.d\.ts$/.test(f), version: `ts${JSON.parse(readFileSync(join(tsLib, '../package.json'), 'utf8')).version}` },
-    { repo: 'c-headers', root: '/usr/include', keep: () => true, version: '' },
-  ];
-}
-
 /**
  * What decides the symbols besides Zoekt (as test/support/zoekt.ts's indexerFingerprint), recorded
  * with the index. Not part of its key: the extractor changes often, and a figure of the fetch plan
@@ -110,7 +80,7 @@ function indexerFingerprint() {
 
 /** The corpus index in .tools/bench-corpus-index/<key>/index, built unless a complete one is there. */
 function corpusIndex() {
-  const cs = corpora();
+  const cs = corpora(ROOT);
   const settings = createHash('sha256');
   for (const file of ['zoekt-config/index', 'zoekt-config/scip-ctags']) settings.update(readFileSync(join(ROOT, file)));
   const key = [ZOEKT_VERSION, ...cs.map((c) => c.version).filter(Boolean), settings.digest('hex').slice(0, 12), 'v1'].join('-').replace(/[^A-Za-z0-9._-]/g, '_');

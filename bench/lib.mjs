@@ -1,7 +1,8 @@
-// Shared by the bench programs: starting a server over HTTP, and reading a process's memory.
+// Shared by the bench programs: starting a server over HTTP, reading a process's memory, and the
+// four-tree corpus.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 /**
  * Starts `node command ...args` (the adapter with --http, or bench/echo-server.mjs) and resolves
@@ -92,4 +93,37 @@ export function stdioHandshake(child, clientName, on) {
   });
   // Written at once, as a client does: the pipe holds it until the server reads.
   send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: clientName, version: '1' } } });
+}
+
+const sh = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
+
+/** Files under `root` (relative) that `keep` accepts; symbolic links are not followed. */
+export function listFiles(root, keep) {
+  const out = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile() && keep(relative(root, path))) out.push(relative(root, path));
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/**
+ * The four-tree corpus of bench/fetch-plan.mjs (indexed once into .tools/bench-corpus-index/):
+ * each repository's name, the folder it is taken from, the files it keeps (relative paths) and the
+ * version that keys the index. `root` is the checkout (for node_modules/typescript).
+ */
+export function corpora(root) {
+  const goroot = sh('go', ['env', 'GOROOT']);
+  const stdlib = sh('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])']);
+  const tsLib = join(root, 'node_modules/typescript/lib');
+  return [
+    { repo: 'go', root: join(goroot, 'src'), keep: () => true, version: sh('go', ['env', 'GOVERSION']) },
+    { repo: 'cpython', root: stdlib, keep: (f) => f.endsWith('.py') && !f.startsWith('site-packages/'), version: `py${sh('python3', ['-c', 'import sys; print(sys.version.split()[0])'])}` },
+    { repo: 'typescript', root: tsLib, keep: (f) => /^lib\..*\.d\.ts$/.test(f), version: `ts${JSON.parse(readFileSync(join(tsLib, '../package.json'), 'utf8')).version}` },
+    { repo: 'c-headers', root: '/usr/include', keep: () => true, version: '' },
+  ];
 }
