@@ -6,15 +6,18 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildRepo, markBuilding, openTagger, type BuildReport, type Embedder } from '../../src/definitions-index/build.js';
 import { definitionsMain } from '../../src/definitions-index/command.js';
 import { DefinitionsIndexError, readManifest, readRepoIndex, type RepoIndex } from '../../src/definitions-index/format.js';
 import { folderSource, gitSource, type Source } from '../../src/definitions-index/sources.js';
 import { nameFromOrigin } from '../../src/local/repos.js';
 import { loadEmbedder } from '../../src/model/embedder.js';
+import { symbolsOf } from '../../src/search/definitions/symbol.js';
+import { ZoektClient } from '../../src/zoekt/client.js';
+import { escapeRegex } from '../../src/zoekt/query.js';
 import { ROOT } from '../support/zoekt.js';
 
 const WORKER = pathToFileURL(join(ROOT, 'dist/extractor/worker.js'));
@@ -303,6 +306,34 @@ describe('definitions build from a git repository', () => {
     expect(again.unchanged).toBe(true);
     expect(asked).toEqual([]);
   }, 120_000);
+});
+
+describe('definitions build against Zoekt\'s own index of the same commits', () => {
+  // The test Zoekt indexed each fixture with zoekt-git-index and the extractor (branches main and
+  // dev): every symbol Zoekt serves on main, read as search/ reads it, is a definition of the index
+  // at the same place, with the same kind, parent and language, and the index holds no other.
+  it('holds exactly the definitions Zoekt serves, for every fixture repository', async () => {
+    const client = new ZoektClient({ url: inject('zoektUrl'), timeoutMs: 30_000 });
+    const out = join(work, 'index-zoekt');
+    const problems: string[] = [];
+    let compared = 0;
+    try {
+      for (const repo of inject('repos')) {
+        const dir = join(dirname(inject('indexDir')), 'repos', repo.slice(repo.lastIndexOf('/') + 1));
+        await build(out, repo, await gitSource(dir, 'main'));
+        const ours = new Set(index(out, repo).definitions.map((d) => `${d.path}:${d.line}:${d.column} ${d.name} ${d.kind} ${d.parent ?? ''} ${d.language}`));
+        const answer = await client.search({ query: `sym:. r:^${escapeRegex(repo)}$ branch:main`, maxDocs: 10_000, maxMatches: 1_000_000, contextLines: 0 });
+        const theirs = new Set(answer.files.flatMap((f) => symbolsOf(f).map(({ symbol: s }) => `${s.path}:${s.line}:${s.column} ${s.name} ${s.kind} ${s.parent ?? ''} ${s.language}`)));
+        for (const k of theirs) if (!ours.has(k)) problems.push(`${repo}: Zoekt has, the index lacks: ${k}`);
+        for (const k of ours) if (!theirs.has(k)) problems.push(`${repo}: the index has, Zoekt lacks: ${k}`);
+        compared += theirs.size;
+      }
+    } finally {
+      await client.close();
+    }
+    expect(problems).toEqual([]);
+    expect(compared).toBeGreaterThan(300);
+  }, 180_000);
 });
 
 describe('definitions build of a slice of Go\'s tree, as a folder', () => {
