@@ -337,7 +337,7 @@ describe('definitions build against Zoekt\'s own index of the same commits', () 
 });
 
 describe('definitions build of a slice of Go\'s tree, as a folder', () => {
-  it('holds every func, method and type go/parser finds, with go/ast\'s doc comments', async () => {
+  it('holds every func, method and type go/parser finds, with go/ast\'s doc comments, and exactly Zoekt\'s symbols', async () => {
     const slice = join(work, 'goslice');
     for (const pkg of ['strings', 'bufio', 'sort', 'container/list']) cpSync(join(GOROOT_SRC, pkg), join(slice, pkg), { recursive: true });
     const out = join(work, 'index-go');
@@ -348,6 +348,20 @@ describe('definitions build of a slice of Go\'s tree, as a folder', () => {
     expect(checked).toBeGreaterThan(500);
     expect(documented).toBeGreaterThan(200);
     expect(report.entry.definitions).toBeGreaterThanOrEqual(checked);
+    // And exactly the symbols the test Zoekt's index of the whole tree (zoekt-index, the extractor) serves there.
+    const client = new ZoektClient({ url: inject('goZoektUrl'), timeoutMs: 60_000 });
+    try {
+      const answer = await client.search({ query: `sym:. r:^${escapeRegex(inject('goRepo'))}$ f:^(?:strings|bufio|sort|container/list)/`, maxDocs: 10_000, maxMatches: 1_000_000, contextLines: 0 });
+      const key = (s: { path: string; line: number; column: number; name: string; kind: string; parent?: string | undefined; language: string }) =>
+        `${s.path}:${s.line}:${s.column} ${s.name} ${s.kind} ${s.parent ?? ''} ${s.language}`;
+      const theirs = new Set(answer.files.flatMap((f) => symbolsOf(f).map(({ symbol }) => key(symbol))));
+      const ours = new Set(idx.definitions.map(key));
+      expect([...theirs].filter((k) => !ours.has(k))).toEqual([]);
+      expect([...ours].filter((k) => !theirs.has(k))).toEqual([]);
+      expect(theirs.size).toBeGreaterThan(1000);
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 });
 
