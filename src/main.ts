@@ -31,14 +31,7 @@ export interface MainOptions {
 
 /** Runs the server as `zoekt-mcp ARGS` would with environment `env`; resolves to the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, opts: MainOptions = {}): Promise<number> {
-  if (argv[0] === 'definitions') {
-    const [{ definitionsMain }, { nameFromOrigin }, { loadEmbedder }] = await Promise.all([
-      import('./definitions-index/command.js'),
-      import('./local/repos.js'),
-      import('./model/embedder.js'),
-    ]);
-    return definitionsMain(argv.slice(1), { nameFromOrigin, loadEmbedder });
-  }
+  if (argv[0] === 'definitions') return definitionsCommand(argv.slice(1), env);
   const outcome = loadConfig(argv, env);
   switch (outcome.kind) {
     case 'help':
