@@ -35,6 +35,9 @@ Environment: ZOEKT_MCP_UNIVERSAL_CTAGS, the Universal Ctags for languages the ex
 parse itself (default: the package's zoekt-config/universal-ctags, else universal-ctags on PATH).
 
 Exit status: 0 built (or already current), 1 the build failed, 2 wrong arguments.
+
+zoekt-mcp definitions push --from DIR --weaviate URL puts a built index into a Weaviate server that
+several zoekt-mcp replicas read (zoekt-mcp definitions push --help).
 `;
 
 export interface DefinitionsCommandDeps {
@@ -91,7 +94,7 @@ export async function definitionsMain(argv: string[], deps: DefinitionsCommandDe
   const other = deps.commands?.[argv[0]!];
   if (other) return other(argv.slice(1));
   if (argv[0] !== 'build') {
-    err(`zoekt-mcp definitions: unknown command '${argv[0]}'\nhint: zoekt-mcp definitions build --repo PATH --out DIR (see zoekt-mcp definitions --help)\n`);
+    err(`zoekt-mcp definitions: unknown command '${argv[0]}'\nhint: zoekt-mcp definitions build --repo PATH --out DIR${deps.commands ? `, or ${Object.keys(deps.commands).join(', ')}` : ''} (see zoekt-mcp definitions --help)\n`);
     return 2;
   }
   let values;
