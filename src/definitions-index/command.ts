@@ -152,7 +152,13 @@ export async function definitionsMain(argv: string[], deps: DefinitionsCommandDe
     source = git ? await gitSource(dir, values.commit ?? 'HEAD') : folderSource(dir);
     say(`${repo}: ${source.files.length} files at ${source.generation.slice(0, 12)} (${git ? 'git' : 'folder'})`);
     tagger = openTagger(pathToFileURL(workerFile), ctags);
-    const report = await buildRecorded({ out: resolve(values.out), repo, source, embedder, tagger, log: say });
+    // Interrupted, the build stops between files and the manifest says it failed (not building for ever).
+    const stop = new AbortController();
+    const interrupt = (signal: string) => stop.abort(new DefinitionsIndexError(`interrupted by ${signal}`, 'run the build again'));
+    process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+    const report = await buildRecorded({ out: resolve(values.out), repo, source, embedder, tagger, log: say, signal: stop.signal }).finally(() => {
+      process.off('SIGINT', interrupt).off('SIGTERM', interrupt);
+    });
     const e = report.entry;
     out(
       `${repo}@${e.generation.slice(0, 12)}: ${e.definitions} definitions (${e.documented} documented) of ${e.extracted} tags in ${e.files} files` +

@@ -10,8 +10,11 @@ import { DefinitionsIndexError } from './format.js';
 
 const LOCK = '.lock';
 
-/** How long a writer waits for another one's manifest update (those take milliseconds; a build holds it only for them). */
-const WAIT_MS = 30_000;
+/**
+ * How long a writer waits for another: a build holds the lock while it writes its repository's
+ * files and the manifest (seconds; a minute for Go's whole tree), not while it extracts and embeds.
+ */
+const WAIT_MS = 10 * 60_000;
 
 function alive(pid: number): boolean {
   try {
