@@ -5,7 +5,7 @@
 // of fusing Weaviate's two lists. Prints the import's time and the server's memory, and per way:
 // top-1, top-3 and top-10 of the set, p50/p95 ms. Asserts nothing. Needs `npm run build`.
 //   node bench/definitions-weaviate.mjs --index /tmp/go-defs     # built with --repo $(go env GOROOT)/src --name src
-//   BENCH_WEAVIATE_URL=http://127.0.0.1:8080 node bench/definitions-weaviate.mjs --index DIR   # a server of yours, already pushed
+//   BENCH_WEAVIATE_URL=http://127.0.0.1:8080 node bench/definitions-weaviate.mjs --index DIR   # a server of yours (pushed if behind)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -100,14 +100,8 @@ try {
 
   const embedder = await loadEmbedder();
   const set = JSON.parse(readFileSync(join(ROOT, 'test/support/describe-go.json'), 'utf8')).descriptions.map(({ description, accept }) => ({ description, accept: accept.map(([name, dir]) => [name, new RegExp(dir)]) }));
-  const ways = [
-    ['ranked', 0.5],
-    ['relative', 0.5],
-    ['ranked', 0.3],
-    ['relative', 0.3],
-    ['ranked', 0.7],
-    ['relative', 0.7],
-  ];
+  // BENCH_WAYS=ranked:0.7,relative:0.5 picks some.
+  const ways = (process.env.BENCH_WAYS ?? 'ranked:0.5,relative:0.5,ranked:0.3,relative:0.3,ranked:0.7,relative:0.7').split(',').map((w) => [w.split(':')[0], Number(w.split(':')[1])]);
   // The in-process engine over the same folder, for comparison.
   ways.push(['in-process', 0]);
   for (const [fusion, alpha] of ways) {

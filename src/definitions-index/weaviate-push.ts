@@ -24,6 +24,9 @@ import {
   propertiesOf,
   reposClass,
   reposClassSchema,
+  statsClass,
+  statsClassSchema,
+  statsOf,
   type RepoRecord,
 } from './weaviate-schema.js';
 
@@ -92,6 +95,7 @@ class Pusher {
   async push(read: (repo: string, entry: Manifest['repos'][string]) => RepoIndex): Promise<PushReport> {
     await this.ensureClass(definitionsClassSchema(this.collection), this.collection);
     await this.ensureClass(reposClassSchema(this.collection), reposClass(this.collection));
+    await this.ensureClass(statsClassSchema(this.collection), statsClass(this.collection));
     const reader = new WeaviateDefinitionsIndex({ url: this.opts.url, timeoutMs: this.opts.timeoutMs ?? BATCH_TIMEOUT_MS, collection: this.collection, embedder: { info: this.manifest.model, embed: () => [] } });
     const records = new Map((await reader.records().finally(() => reader.close())).map((r) => [r.repo, r]));
     const report: PushReport = { pushed: [], unchanged: [], failed: [], deleted: 0 };
@@ -100,6 +104,8 @@ class Pusher {
       const before = records.get(repo);
       const sameModel = before?.model_name === this.manifest.model.name && before.model_dimensions === this.manifest.model.dimensions;
       if (!this.opts.force && before?.generation === entry.generation && !before.pending && sameModel) {
+        // Pushed by a version that kept no counts: they are added, nothing else is sent.
+        if (!(await this.client.rest('GET', `v1/objects/${statsClass(this.collection)}/${this.statsId(repo, entry.generation)}`))) await this.writeStats(read(repo, entry));
         report.unchanged.push(repo);
         continue;
       }
@@ -108,6 +114,7 @@ class Pusher {
         const index = read(repo, entry);
         await this.writeRecord({ ...(before ?? blankRecord(repo)), pending: entry.generation, error: '' });
         await this.importGeneration(index);
+        await this.writeStats(index);
         await this.writeRecord({
           repo,
           generation: entry.generation,
@@ -159,6 +166,15 @@ class Pusher {
     await this.batch([{ class: reposClass(this.collection), id: objectId(reposClass(this.collection), r.repo), properties: { ...r } }]);
   }
 
+  private statsId(repo: string, generation: string): string {
+    return objectId(statsClass(this.collection), generationRepo(repo, generation));
+  }
+
+  private async writeStats(index: RepoIndex): Promise<void> {
+    const { repo, entry } = index;
+    await this.batch([{ class: statsClass(this.collection), id: this.statsId(repo, entry.generation), properties: { repo, generation_repo: generationRepo(repo, entry.generation), stats: JSON.stringify(statsOf(index.definitions)) } }]);
+  }
+
   private async importGeneration(index: RepoIndex): Promise<void> {
     const { repo, entry, definitions, vectors, dimensions } = index;
     const size = this.opts.batchSize ?? DEFAULT_BATCH;
@@ -201,10 +217,17 @@ class Pusher {
         { path: ['generation'], operator: 'NotEqual', valueText: generation },
       ],
     };
+    const deleted = await this.deleteWhere(this.collection, where);
+    const key = generationRepo(repo, generation);
+    await this.deleteWhere(statsClass(this.collection), { operator: 'And', operands: [where.operands[0], { path: ['generation_repo'], operator: 'NotEqual', valueText: key }] });
+    return deleted;
+  }
+
+  private async deleteWhere(cls: string, where: unknown): Promise<number> {
     let deleted = 0;
     // Weaviate deletes at most QUERY_MAXIMUM_RESULTS objects per request.
     for (let round = 0; round < 10_000; round++) {
-      const answer = (await this.client.rest('DELETE', 'v1/batch/objects', { match: { class: this.collection, where }, output: 'minimal' })) as { results?: { matches?: number; successful?: number } } | undefined;
+      const answer = (await this.client.rest('DELETE', 'v1/batch/objects', { match: { class: cls, where }, output: 'minimal' })) as { results?: { matches?: number; successful?: number } } | undefined;
       const done = answer?.results?.successful ?? 0;
       deleted += done;
       if (!answer?.results?.matches || done === 0) break;

@@ -14,6 +14,10 @@ export function reposClass(collection: string): string {
   return `${collection}Repos`;
 }
 
+export function statsClass(collection: string): string {
+  return `${collection}Stats`;
+}
+
 /** Weaviate's class names: a capital letter, then letters, digits and underscores. */
 export function checkCollection(name: string): string {
   if (!/^[A-Z][A-Za-z0-9_]{0,200}$/.test(name)) throw new Error(`'${name}' cannot name a Weaviate class: a capital letter, then letters, digits or underscores`);
@@ -84,6 +88,54 @@ export function reposClassSchema(collection: string): unknown {
       stored('model_source'),
     ],
   };
+}
+
+/**
+ * How many definitions a repository generation holds per path and per filterable kind of
+ * definition (language, kind, vendored): what a search counts as considered, and the paths a
+ * paths filter lets through, without asking Weaviate to count (an aggregation over a few hundred
+ * thousand objects takes seconds). Written once per generation by the push, read once per
+ * generation by each adapter.
+ */
+export function statsClassSchema(collection: string): unknown {
+  return {
+    class: statsClass(collection),
+    description: 'Counts of a zoekt-mcp definitions index generation, per path and per language, kind and vendored',
+    vectorizer: 'none',
+    vectorIndexConfig: { skip: true },
+    properties: [key('repo'), key('generation_repo'), stored('stats')],
+  };
+}
+
+/** A cell: `<language in lower case>\t<kind>\t<1 if vendored, else 0>`. */
+export interface GenerationStats {
+  cells: string[];
+  /** Per path, [cell index, definitions] pairs. */
+  paths: Record<string, [number, number][]>;
+}
+
+export function cellOf(d: Pick<IndexedDefinition, 'language' | 'kind' | 'vendored'>): string {
+  return `${d.language.toLowerCase()}\t${d.kind}\t${d.vendored ? 1 : 0}`;
+}
+
+export function statsOf(definitions: readonly IndexedDefinition[]): GenerationStats {
+  const cells: string[] = [];
+  const cellIndex = new Map<string, number>();
+  const byPath = new Map<string, Map<number, number>>();
+  for (const d of definitions) {
+    const cell = cellOf(d);
+    let i = cellIndex.get(cell);
+    if (i === undefined) {
+      i = cells.push(cell) - 1;
+      cellIndex.set(cell, i);
+    }
+    const counts = byPath.get(d.path) ?? new Map<number, number>();
+    counts.set(i, (counts.get(i) ?? 0) + 1);
+    byPath.set(d.path, counts);
+  }
+  const paths: Record<string, [number, number][]> = {};
+  for (const [path, counts] of byPath) paths[path] = [...counts];
+  return { cells, paths };
 }
 
 /** What the repos class says of one repository. */

@@ -87,6 +87,11 @@ describe('the definitions index in a Weaviate server', { timeout: 120_000 }, () 
       expect(answer.hits.length).toBe(Math.min(20, expected));
       expect(answer.hits.every((h) => kinds.includes(h.definition.kind))).toBe(true);
       expect(answer.considered).toBe(expected);
+      // The fused order: every definition either list ranks (at most 200 each), in its files.
+      expect(answer.ranked).toBeGreaterThanOrEqual(answer.hits.length);
+      expect(answer.ranked).toBeLessThanOrEqual(Math.min(expected, 400));
+      expect(answer.rankedFiles).toBeGreaterThan(0);
+      expect(answer.rankedFiles).toBeLessThanOrEqual(answer.ranked);
     }
   });
 
