@@ -15,35 +15,13 @@ export function concepts(text: string): string[] {
 const K1 = 1.2;
 const B = 0.75;
 
-/** The postings of one segment: for each concept, the documents that hold it, ascending. */
-export class TextPostings {
-  private readonly postings = new Map<string, number[]>();
-  readonly lengths: Uint16Array;
+/** One segment's postings: for each concept, the documents that hold it. */
+export interface Postings {
+  readonly size: number;
   readonly totalLength: number;
-
-  constructor(texts: readonly string[]) {
-    this.lengths = new Uint16Array(texts.length);
-    let total = 0;
-    texts.forEach((text, doc) => {
-      const words = concepts(text);
-      this.lengths[doc] = Math.min(words.length, 0xffff);
-      total += words.length;
-      for (const w of words) {
-        const list = this.postings.get(w);
-        if (list) list.push(doc);
-        else this.postings.set(w, [doc]);
-      }
-    });
-    this.totalLength = total;
-  }
-
-  get size(): number {
-    return this.lengths.length;
-  }
-
-  documentsWith(word: string): readonly number[] {
-    return this.postings.get(word) ?? [];
-  }
+  lengthOf(doc: number): number;
+  /** The documents holding `word`, ascending: their ids are list[from..to). */
+  documentsWith(word: string): { list: ArrayLike<number>; from: number; to: number } | undefined;
 }
 
 /** Collection statistics across segments, so that every segment scores on one scale. */
@@ -54,14 +32,17 @@ export interface CorpusStats {
   frequency: ReadonlyMap<string, number>;
 }
 
-export function corpusStats(segments: readonly TextPostings[], words: readonly string[]): CorpusStats {
+export function corpusStats(segments: readonly Postings[], words: readonly string[]): CorpusStats {
   let documents = 0;
   let length = 0;
   const frequency = new Map<string, number>();
   for (const s of segments) {
     documents += s.size;
     length += s.totalLength;
-    for (const w of words) frequency.set(w, (frequency.get(w) ?? 0) + s.documentsWith(w).length);
+    for (const w of words) {
+      const hit = s.documentsWith(w);
+      frequency.set(w, (frequency.get(w) ?? 0) + (hit ? hit.to - hit.from : 0));
+    }
   }
   return { documents, averageLength: documents ? length / documents : 0, frequency };
 }
@@ -70,17 +51,20 @@ export function corpusStats(segments: readonly TextPostings[], words: readonly s
  * Adds each document's BM25 score for `words` into `scores` (only where `keep(doc)`); returns the
  * documents that scored, in no order.
  */
-export function scoreSegment(segment: TextPostings, words: readonly string[], stats: CorpusStats, keep: (doc: number) => boolean, scores: Float32Array): number[] {
+export function scoreSegment(segment: Postings, words: readonly string[], stats: CorpusStats, keep: (doc: number) => boolean, scores: Float32Array, weights?: ReadonlyMap<string, number>): number[] {
   const touched: number[] = [];
   for (const w of words) {
+    const weight = weights?.get(w) ?? 1;
     const n = stats.frequency.get(w) ?? 0;
-    if (n === 0) continue;
+    const hit = segment.documentsWith(w);
+    if (n === 0 || !hit) continue;
     const idf = Math.log(1 + (stats.documents - n + 0.5) / (n + 0.5));
-    for (const doc of segment.documentsWith(w)) {
+    for (let i = hit.from; i < hit.to; i++) {
+      const doc = hit.list[i]!;
       if (!keep(doc)) continue;
-      const norm = K1 * (1 - B + (B * segment.lengths[doc]!) / (stats.averageLength || 1));
+      const norm = K1 * (1 - B + (B * segment.lengthOf(doc)) / (stats.averageLength || 1));
       if (scores[doc] === 0) touched.push(doc);
-      scores[doc]! += (idf * (K1 + 1)) / (1 + norm);
+      scores[doc]! += (weight * idf * (K1 + 1)) / (1 + norm);
     }
   }
   return touched;

@@ -24,12 +24,15 @@ import {
   type RepoEntry,
   type StoredFile,
 } from './format.js';
+import { join } from 'node:path';
 import { withLock } from './lock.js';
+import { readPack, writePack, type Pack } from './pack.js';
+import type { Embedder as ModelEmbedder } from '../model/embedder.js';
 import type { Source, SourceFile } from './sources.js';
 import { definitionText } from './texts.js';
 
-/** The embedding model as the builder uses it (src/model/embedder.ts): unit vectors of `info.dimensions`. */
-export interface Embedder {
+/** The embedding model as the builder uses it (src/model/embedder.ts): unit vectors of `info.dimensions`, and the rows a pack keeps (pack.ts). */
+export interface Embedder extends Pick<ModelEmbedder, 'rowsOf'> {
   info: ModelInfo & { license?: string };
   embed(texts: readonly string[]): Float32Array[] | Promise<Float32Array[]>;
 }
@@ -154,7 +157,7 @@ function previousFiles(
   repo: string,
   model: ModelInfo,
   log: (msg: string) => void,
-): { byKey: Map<string, { file: StoredFile; row: number }>; vectors: Int8Array; entry?: RepoEntry; marked: boolean } {
+): { byKey: Map<string, { file: StoredFile; row: number }>; vectors: Int8Array; pack?: Pack; entry?: RepoEntry; marked: boolean } {
   const manifest = readManifest(out);
   const marked = !!manifest && (!!manifest.building?.includes(repo) || manifest.failed?.[repo] !== undefined);
   const none = { byKey: new Map<string, { file: StoredFile; row: number }>(), vectors: new Int8Array(0), marked };
@@ -173,7 +176,15 @@ function previousFiles(
     byKey.set(reuseKey(file.path, file.blob), { file, row });
     row += file.definitions.length;
   }
-  return { byKey, vectors: index.vectors, entry, marked };
+  // The pack's rows go with the files reused (pack.ts); without it the pack is made whole.
+  let pack: Pack | undefined;
+  try {
+    pack = readPack(join(out, `${entry.stem}.pack`));
+    if (pack.definitions !== row) pack = undefined;
+  } catch (e) {
+    log(`the previous pack of ${repo} cannot be reused, writing it whole: ${(e as Error).message}`);
+  }
+  return { byKey, vectors: index.vectors, ...(pack ? { pack } : {}), entry, marked };
 }
 
 /**
@@ -355,7 +366,10 @@ export async function buildRepo(opts: BuildOptions): Promise<BuildReport> {
   };
   // Written under the lock: another writer removes the stems its manifest does not name.
   await updateManifest(opts.out, model, (m) => {
-    entry.stem = writeRepoFiles(opts.out, { repo, generation: source.generation, files }, vectors);
+    const data = { repo, generation: source.generation, files };
+    entry.stem = writeRepoFiles(opts.out, data, vectors);
+    const reuse = previous.pack ? { pack: previous.pack, previousRow: (file: number) => fromPrevious.get(file) } : undefined;
+    writePack(join(opts.out, `${entry.stem}.pack`), data, opts.embedder, reuse);
     m.repos[repo] = entry;
     settle(m, repo);
   }, log);

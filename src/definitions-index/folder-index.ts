@@ -9,11 +9,10 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../model/embedder.js';
 import type { DefinitionsAnswer, DefinitionsIndex, DefinitionsIndexStatus, DefinitionsQuery } from '../search/definitions/definitions-index.js';
-import { TextPostings } from './bm25.js';
-import { DefinitionsIndexError, MANIFEST, readManifest, readRepoIndex, type Manifest } from './format.js';
-import { searchSegments, type Segment } from './memory-engine.js';
+import { DefinitionsIndexError, MANIFEST, readManifest, type Manifest } from './format.js';
+import { packPostings, searchSegments, type Segment } from './memory-engine.js';
+import { PackError, readPack } from './pack.js';
 import { SearchFigures } from './search-figures.js';
-import { definitionText } from './texts.js';
 
 export class FolderDefinitionsIndex implements DefinitionsIndex {
   private segments = new Map<string, Segment>();
@@ -63,22 +62,25 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
         next.set(repo, had);
         continue;
       }
+      const file = join(this.dir, `${entry.stem}.pack`);
       try {
-        const read = readRepoIndex(this.dir, repo, entry, manifest.model.dimensions);
+        const pack = readPack(file);
+        if (pack.repo !== repo || pack.generation !== entry.generation || pack.definitions !== entry.definitions) {
+          throw new PackError(`${file} holds ${pack.repo}@${pack.generation} (${pack.definitions} definitions), the manifest names ${repo}@${entry.generation} (${entry.definitions})`);
+        }
         next.set(repo, {
           repo,
           generation: entry.generation,
-          definitions: read.definitions,
-          vectors: read.vectors,
-          dimensions: read.dimensions,
-          texts: new TextPostings(read.definitions.map(definitionText)),
+          pack,
+          texts: packPostings(pack),
           status: { repo, generation: entry.generation, built_at: entry.built_at, definitions: entry.definitions, documented: entry.documented, extracted: entry.extracted, skipped_files: entry.skipped_files },
         });
         this.unreadable.delete(repo);
       } catch (e) {
         // A newer build removed the stem between the manifest and it: the next look reads the new one.
-        if (e instanceof DefinitionsIndexError && e.hint.startsWith('a newer build')) this.seen = '';
-        this.unreadable.set(repo, e instanceof DefinitionsIndexError ? `${e.message} (${e.hint})` : String(e));
+        const gone = (e as NodeJS.ErrnoException).code === 'ENOENT';
+        if (gone) this.seen = '';
+        this.unreadable.set(repo, gone ? `${file} was replaced while being read; read again on the next search` : `${e instanceof Error ? e.message : String(e)} (rebuild it: zoekt-mcp definitions build)`);
         if (had) next.set(repo, had);
       }
     }
@@ -90,7 +92,7 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
     this.refresh();
     const segments = [...this.segments.values()];
     const vector = this.figures.vectorOf(query.text, (t) => this.embedder.embed([t])[0]!);
-    const answer = searchSegments(segments, query, vector);
+    const answer = searchSegments(segments, query, this.embedder.rowDots(vector));
     this.figures.took(performance.now() - started);
     return { ...answer, generations: new Map(segments.map((s) => [s.repo, s.generation])) };
   }

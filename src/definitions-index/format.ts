@@ -249,7 +249,7 @@ export function removeUnnamedStems(dir: string, manifest: Manifest): void {
     return;
   }
   for (const name of names) {
-    const m = /^(.+)\.(json|vec)(?:\.\d+\.[0-9a-f]+\.tmp)?$/.exec(name);
+    const m = /^(.+)\.(json|vec|pack)(?:\.\d+\.[0-9a-f]+\.tmp)?$/.exec(name);
     if (!m || name === MANIFEST || name.startsWith(`${MANIFEST}.`)) continue;
     // A temporary file is another writer's until it is renamed: left to that writer.
     if (name.endsWith('.tmp')) continue;

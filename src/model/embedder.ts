@@ -29,6 +29,15 @@ export interface Embedder {
   readonly info: EmbedderInfo;
   /** One vector per text, each of unit length; a text without a known token → the zero vector. */
   embed(texts: readonly string[]): Float32Array[];
+  /**
+   * The rows a text's vector is the mean of (unknown tokens dropped, at most MAX_TOKENS), and
+   * the length of their sum. A static model's vector is linear in its rows, so a text's cosine
+   * with a unit vector q is Σ (q · row) over these rows ÷ that length: an index may keep these
+   * few ids per text instead of its vector (definitions-index/pack.ts).
+   */
+  rowsOf(text: string): { ids: Uint16Array; sumLength: number };
+  /** q · row for every row of the table, by row id. */
+  rowDots(q: Float32Array): Float32Array;
 }
 
 export const MODEL_NAME = 'potion-base-8M';
@@ -119,43 +128,47 @@ function loadEmbedderSync(dir: string): Embedder {
   } catch (e) {
     throw new ModelError(`the embedding model's tokenizer.json in ${dir} is not a tokenizer (${(e as Error).message})`, { cause: e });
   }
-  if (tokenizer.model) splitWordsOnce(tokenizer.model);
+  if (table.rows > 0x10000) throw new ModelError(`the embedding model in ${dir} has ${table.rows} rows; at most 65,536 are supported`);
   const maxChars = MAX_TOKENS * medianTokenLength(vocab.keys());
   const info: EmbedderInfo = { name: MODEL_NAME, dimensions, source: `${dir} (${PACKAGE})`, license: LICENSE };
+  const idsOf = (text: string): number[] => {
+    const ids: number[] = tokenizer.encode(firstCodePoints(text, maxChars), { add_special_tokens: false }).ids;
+    const known = unkId === undefined ? ids : ids.filter((id) => id !== unkId);
+    return known.length > MAX_TOKENS ? known.slice(0, MAX_TOKENS) : known;
+  };
   return {
     info,
     embed(texts) {
-      return texts.map((text) => {
-        const ids = tokenizer.encode(firstCodePoints(text, maxChars), { add_special_tokens: false }).ids;
-        return meanOfRows(table, unkId === undefined ? ids : ids.filter((id: number) => id !== unkId));
-      });
+      return texts.map((text) => meanOfRows(table, idsOf(text)));
+    },
+    rowsOf(text) {
+      const ids = Uint16Array.from(idsOf(text));
+      return { ids, sumLength: sumLength(table, ids) };
+    },
+    rowDots(q) {
+      const { rows, columns, data } = table;
+      const out = new Float32Array(rows);
+      for (let r = 0, base = 0; r < rows; r++, base += columns) {
+        let dot = 0;
+        for (let j = 0; j < columns; j++) dot += data[base + j]! * q[j]!;
+        out[r] = dot;
+      }
+      return out;
     },
   };
 }
 
-/** Words split into more than this many distinct forms start the memory of splits anew. */
-const MAX_REMEMBERED_WORDS = 200_000;
-
-/**
- * WordPiece splits each word apart from the others, and code repeats its words: each is split
- * once and remembered (a sixth less CPU time for short texts of common words).
- */
-function splitWordsOnce(model: NonNullable<Tokenizer['model']>): void {
-  const split: (words: string[]) => string[] = model.encode.bind(model);
-  const pieces = new Map<string, string[]>();
-  model.encode = (words: string[]): string[] => {
-    const out: string[] = [];
-    for (const word of words) {
-      let known = pieces.get(word);
-      if (known === undefined) {
-        known = split([word]);
-        if (pieces.size >= MAX_REMEMBERED_WORDS) pieces.clear();
-        pieces.set(word, known);
-      }
-      for (const piece of known) out.push(piece);
-    }
-    return out;
-  };
+/** The length of the sum of the rows `ids` (summed in double precision, as meanOfRows). */
+function sumLength(table: F32Table, ids: ArrayLike<number>): number {
+  const { columns, data } = table;
+  const sum = new Float64Array(columns);
+  for (let k = 0; k < ids.length; k++) {
+    const base = ids[k]! * columns;
+    for (let j = 0; j < columns; j++) sum[j]! += data[base + j]!;
+  }
+  let squares = 0;
+  for (let j = 0; j < columns; j++) squares += sum[j]! * sum[j]!;
+  return Math.sqrt(squares);
 }
 
 /** Token → id, as the tokenizer's get_vocab() has it: the model's vocabulary and the added tokens. */

@@ -23,8 +23,8 @@ export interface IndexedDefinition {
   parent_kind?: string;
   /** Zoekt's language name (`Go`, `Python`, `TypeScript`). */
   language: string;
-  /** The line that defines it, trimmed. */
-  signature: string;
+  /** The line that defines it, trimmed (an engine may leave it to Zoekt, which confirms every page). */
+  signature?: string;
   /** Its doc comment or docstring, cleaned of comment markers (documentation.ts). */
   documentation?: string;
   /** Under a vendored directory (vocab/filters.ts). */
@@ -49,6 +49,12 @@ export interface DefinitionsQuery {
   /** Whether a path passes the paths / exclude_paths filters; undefined: every path. */
   path?: (path: string) => boolean;
   includeVendored: boolean;
+  /**
+   * Other words the description stands for, for full-text relevance: code's short forms and
+   * acronyms of its words (`inc`, `gte`), and words related to them; each with how much it counts
+   * against 1 for a word of the description.
+   */
+  alsoWords?: readonly { word: string; weight: number }[];
   /** How many of the best to return. */
   limit: number;
 }

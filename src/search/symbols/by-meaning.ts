@@ -16,6 +16,8 @@ import type { FileHit } from '../../zoekt/wire.js';
 import { languageParts, resolveLanguage } from '../vocab/languages.js';
 import type { Kind } from '../vocab/kinds.js';
 import type { SymbolSearchArgs } from './ranking.js';
+import { acronymsOf, descriptionWords, relatedWords, RELATED_WEIGHT, shortForms } from '../definitions/words.js';
+import { loadVocabulary, MAX_RELATED, relatedTo } from '../definitions/vocabulary.js';
 
 /** The most definitions a walk by meaning reaches: each ranked list's best, fused (memory-engine.ts). */
 export const MEANING_DEPTH = 400;
@@ -39,8 +41,23 @@ export interface MeaningPage {
   cut: boolean;
 }
 
+/**
+ * What else the description's words stand for in code: their short forms (`inc`, `cmp`), the
+ * acronyms its runs of words spell (`gte`, `lru`), and a word WordNet relates to each (all for
+ * everything), as the search by names reads them (by-description.ts).
+ */
+export async function alsoWords(description: string): Promise<{ word: string; weight: number }[]> {
+  const words = descriptionWords(description);
+  const vocabulary = await loadVocabulary();
+  const out: { word: string; weight: number }[] = [];
+  for (const w of words) for (const f of shortForms(w)) out.push({ word: f, weight: 1 });
+  for (const a of acronymsOf(description, words, (text) => vocabulary.has(text)).keys()) out.push({ word: a, weight: 1 });
+  for (const related of relatedWords(words, (w) => relatedTo(vocabulary, w), MAX_RELATED).values()) for (const r of related) out.push({ word: r, weight: RELATED_WEIGHT });
+  return out;
+}
+
 /** The query the index gets for a call's filters, within the searcher's repositories. */
-export function meaningQuery(searcher: Searcher, args: SymbolSearchArgs, kinds: Set<Kind> | undefined, limit: number): DefinitionsQuery {
+export function meaningQuery(searcher: Searcher, args: SymbolSearchArgs, kinds: Set<Kind> | undefined, limit: number, also: readonly { word: string; weight: number }[] = []): DefinitionsQuery {
   // The same refusals as a search in Zoekt (a language both wanted and excluded, …); source code
   // only is what a definitions index holds anyway.
   languageParts(args);
@@ -58,6 +75,7 @@ export function meaningQuery(searcher: Searcher, args: SymbolSearchArgs, kinds: 
     ...(kinds ? { kinds: kinds as ReadonlySet<string> } : {}),
     ...(paths || excluded ? { path: (p: string) => (!paths || paths.some((re) => re.test(p))) && !(excluded ?? []).some((re) => re.test(p)) } : {}),
     includeVendored: args.include_vendored ?? false,
+    ...(also.length ? { alsoWords: also } : {}),
     limit,
   };
 }
@@ -73,7 +91,7 @@ export async function meaningPage(
   signal?: AbortSignal,
 ): Promise<MeaningPage> {
   const depth = Math.min(offset + limit + 1, MEANING_DEPTH);
-  const answer = await index.search(meaningQuery(searcher, args, kinds, depth), signal);
+  const answer = await index.search(meaningQuery(searcher, args, kinds, depth, await alsoWords(args.description!)), signal);
   const wanted = answer.hits.slice(offset, offset + limit);
   const more = answer.hits.length > offset + limit && offset + limit < MEANING_DEPTH;
   const cut = answer.ranked > MEANING_DEPTH && offset + limit >= MEANING_DEPTH;
