@@ -29,6 +29,9 @@
 #   after its shards (zoekt-mcp definitions build: the definitions and doc comments of the indexed
 #   commit, embedded, for description search; only changed files are read again). Of a repository
 #   indexed at several INDEX_BRANCHES, the first one's. DEFINITIONS=0 builds none.
+# ZOEKT_MCP_DEFINITIONS_URL: a Weaviate server the adapters search (zoekt-mcp --definitions-url):
+#   after each round the definitions index is pushed to it (zoekt-mcp definitions push: only the
+#   repositories whose commit changed, each switched to whole once it is in).
 # SHARD_COUNT (e.g. 3), instead of SHARD: n, with i taken from SHARD_INDEX (0-based, such as a
 #   StatefulSet pod's apps.kubernetes.io/pod-index label) or else from the number that ends
 #   the host name (a StatefulSet pod is named <set>-<index>).
@@ -193,6 +196,12 @@ round() {
 
   # Only after a round that read the whole list: a list that failed to load drops nothing.
   [ "$failures" -ne 0 ] || prune_mirrors "$kept"
+
+  if [ -n "${ZOEKT_MCP_DEFINITIONS_URL:-}" ] && [ "$DEFINITIONS" != 0 ] && [ -f "$DEFINITIONS_DIR/manifest.json" ]; then
+    say "pushing the definitions index to $ZOEKT_MCP_DEFINITIONS_URL"
+    "${ZOEKT_MCP_NODE:-node}" "$ZOEKT_MCP_HOME/dist/cli.js" definitions push --quiet --from "$DEFINITIONS_DIR" --weaviate "$ZOEKT_MCP_DEFINITIONS_URL" >&2 ||
+      { failures=$((failures + 1)); say "definitions push failed"; }
+  fi
 
   echo "$(date +%s) $failures" >"$STATUS_FILE.tmp" && mv "$STATUS_FILE.tmp" "$STATUS_FILE"
   say "round done, $failures failure(s)"

@@ -35,6 +35,12 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 let undici: Promise<typeof import('undici')> | undefined;
 
+/** undici is CommonJS: its exports are the module's own under Node's loader, its `default` in a bundle's chunk. */
+async function loadUndici(): Promise<typeof import('undici')> {
+  const m = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  return typeof m.Agent === 'function' ? m : m.default!;
+}
+
 export class WeaviateClient {
   readonly url: string;
   private readonly base: URL;
@@ -53,7 +59,7 @@ export class WeaviateClient {
 
   /** The connection pool, made with the first request; undici is loaded only where Weaviate is used. */
   private dispatcher(): Promise<Agent> {
-    return (this.agent ??= (undici ??= import('undici')).then(
+    return (this.agent ??= (undici ??= loadUndici()).then(
       (u) => new u.Agent({ keepAliveTimeout: 30_000, connections: 16, connect: { timeout: Math.min(5_000, this.timeoutMs) }, maxResponseSize: MAX_BODY_BYTES }),
     ));
   }
