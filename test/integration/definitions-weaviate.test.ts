@@ -20,8 +20,8 @@ import type { DefinitionsQuery } from '../../src/search/definitions/definitions-
 import { ToolError } from '../../src/errors.js';
 import { goFiles, pythonFiles, writeHandmadeIndex, type HandmadeRepo } from '../support/handmade-definitions.js';
 import { installWeaviate, startWeaviate, type RunningWeaviate } from '../support/weaviate.js';
-import { freePort } from '../support/zoekt.js';
-import { execFileSync } from 'node:child_process';
+import { freePort, ROOT } from '../support/zoekt.js';
+import { execFileSync, spawnSync } from 'node:child_process';
 
 const GOROOT_SRC = join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
 const PY_LIB = execFileSync('python3', ['-c', 'import os; print(os.path.dirname(os.__file__))'], { encoding: 'utf8' }).trim();
@@ -217,6 +217,11 @@ describe('the definitions index in a Weaviate server', { timeout: 120_000 }, () 
     out.length = 0;
     expect(await pushMain(['--from', join(work, 'index2'), '--quiet'], { ZOEKT_MCP_DEFINITIONS_URL: server.url }, io)).toBe(0);
     expect(out.join('')).toMatch(/^0 repositories pushed \(0 definitions\), 1 unchanged, 0 failed/);
+    // The command as shipped (the bundle in dist/, which the test set-up builds).
+    const shipped = spawnSync(process.execPath, [join(ROOT, 'dist/cli.js'), 'definitions', 'push', '--from', join(work, 'index2'), '--weaviate', server.url, '--quiet'], { encoding: 'utf8', timeout: 60_000 });
+    expect(shipped.stderr).toBe('');
+    expect(shipped.status).toBe(0);
+    expect(shipped.stdout).toMatch(/^0 repositories pushed \(0 definitions\), 1 unchanged, 0 failed/);
   });
 
   it('measures: a search p50/p95 and the server\'s memory', async () => {
