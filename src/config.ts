@@ -81,7 +81,7 @@ export interface Config {
   /** The key pagination cursors are signed with; absent: the user's kept key over stdio (main.ts), a random one per process over HTTP. */
   cursorSecret?: string;
   /** A folder holding a definitions index (`zoekt-mcp definitions build --out`): description search ranks by meaning from it. */
-  definitionsDir?: string;
+  definitions?: string;
   /** A Weaviate server holding the definitions index (`zoekt-mcp definitions push`), for replicas that share one. */
   definitionsUrl?: string;
   /** Present when serving over HTTP; stdio otherwise. */
@@ -230,7 +230,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: { text: 'none: description search matches the words of names (under the local serve command, its own index)' },
     description: 'folder of a definitions index built beside Zoekt\'s (zoekt-mcp definitions build --out DIR): search_symbols by description then ranks definitions by what their documentation says and by meaning',
     group: 'general',
-    field: 'definitionsDir',
+    field: 'definitions',
     parse: parseDefinitionsDir,
   },
   {
@@ -587,6 +587,7 @@ export const HELP = [
   'zoekt-mcp: an MCP server for code search with Zoekt',
   '',
   'Usage: zoekt-mcp [options]',
+  '       zoekt-mcp definitions build|push …   the definitions index description search ranks by (see: zoekt-mcp definitions --help)',
   '',
   'Serves the Model Context Protocol over stdio (stdin/stdout), or over HTTP with --http.',
   'Logs go to stderr.',
@@ -733,6 +734,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): ConfigOutcom
       return undefined;
     };
     const config = { ...DEFAULTS, ...fieldsOf('general', pick) } as Config;
+    if (config.definitions && config.definitionsUrl) {
+      throw new Error(`${pick('definitions')![1]} and ${pick('definitions-url')![1]} name two definitions indexes; give one: a folder (--definitions) or a Weaviate server (--definitions-url)`);
+    }
     const http = loadHttp(values, env, pick);
     if (http) config.http = http;
     return { kind: 'run', config };

@@ -117,7 +117,7 @@ function definitionsOf(config: Config): DefinitionsIndex | undefined {
     const url = config.definitionsUrl;
     return openDefinitionsIndex({ remote: (embedder) => new WeaviateDefinitionsIndex({ url, timeoutMs: config.timeoutMs, embedder }) }, url);
   }
-  return config.definitionsDir ? openDefinitionsIndex({ dir: config.definitionsDir }, config.definitionsDir) : undefined;
+  return config.definitions ? openDefinitionsIndex({ dir: config.definitions }, config.definitions) : undefined;
 }
 
 /**

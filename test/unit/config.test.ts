@@ -268,6 +268,8 @@ const validSample: Record<string, string> = {
   'oauth-issuer': 'https://issuer.example,http://127.0.0.1:8080/realms/dev',
   'oauth-audience': 'https://mcp.example.com',
   'public-url': 'https://mcp.example.com/',
+  definitions: '/srv/zoekt/definitions',
+  'definitions-url': 'http://weaviate:8080',
   'oauth-repos-claim': 'groups',
   'oauth-client-id': 'zoekt-mcp',
   'oauth-client-secret': 'introspection-secret-0123',
@@ -278,3 +280,14 @@ const validSample: Record<string, string> = {
   'allowed-origins': 'https://app.example.com',
   'allowed-hosts': 'mcp.example.com',
 };
+
+describe('the definitions index', () => {
+  it('is a folder or a Weaviate server, not both', () => {
+    expect(loadConfig(['--definitions', '/srv/defs'], {})).toMatchObject({ kind: 'run', config: { definitions: '/srv/defs' } });
+    expect(loadConfig([], { ZOEKT_MCP_DEFINITIONS_URL: 'http://weaviate:8080/' })).toMatchObject({ kind: 'run', config: { definitionsUrl: 'http://weaviate:8080' } });
+    const both = loadConfig(['--definitions', '/srv/defs'], { ZOEKT_MCP_DEFINITIONS_URL: 'http://weaviate:8080' });
+    expect(both.kind).toBe('error');
+    expect(both.kind === 'error' && both.reason).toMatch(/--definitions and ZOEKT_MCP_DEFINITIONS_URL name two definitions indexes/);
+    expect(loadConfig(['--definitions-url', 'ftp://x'], {}).kind).toBe('error');
+  });
+});
