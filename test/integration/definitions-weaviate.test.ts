@@ -7,9 +7,9 @@
  * apply before ranking, a generation switch never shows a mix, a recreated adapter answers from
  * the same server. Prints a search's p50/p95, the import time and the server's memory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../src/definitions-index/format.js';
 import { pushMain } from '../../src/definitions-index/push-command.js';
@@ -20,7 +20,8 @@ import type { DefinitionsQuery } from '../../src/search/definitions/definitions-
 import { ToolError } from '../../src/errors.js';
 import { goFiles, pythonFiles, writeHandmadeIndex, type HandmadeRepo } from '../support/handmade-definitions.js';
 import { installWeaviate, startWeaviate, type RunningWeaviate } from '../support/weaviate.js';
-import { freePort, ROOT } from '../support/zoekt.js';
+import { call, CLI, connectStdio, ok, type Connected } from '../support/mcp.js';
+import { freePort, git, ROOT, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 import { execFileSync, spawnSync } from 'node:child_process';
 
 const GOROOT_SRC = join(execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim(), 'src');
@@ -238,5 +239,87 @@ describe('the definitions index in a Weaviate server', { timeout: 120_000 }, () 
     times.sort((a, b) => a - b);
     const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!.toFixed(1);
     console.log(`weaviate search: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms over ${times.length} searches; server RSS ${server.rssMiB()} MiB`);
+  });
+});
+
+/** A small repository whose names share no word with the descriptions: only the doc comments do. */
+const SHOP: Record<string, string> = {
+  'billing/ledger.go': `package billing
+
+// Ledger keeps what each customer owes.
+type Ledger struct{ owed map[string]int }
+
+// Settle pays off the debt of a customer and drops the entry.
+func (l *Ledger) Settle(customer string) { delete(l.owed, customer) }
+
+// Charge adds an amount to the debt of a customer.
+func (l *Ledger) Charge(customer string, amount int) { l.owed[customer] += amount }
+`,
+  'net/pacing.py': `def backoff(attempt):
+    """Wait a little longer after each failed try before sending the request again."""
+    return 2 ** attempt
+`,
+};
+
+describe('search_symbols by description from adapters that share one Weaviate server', { timeout: 180_000 }, () => {
+  let work: string;
+  let server: RunningWeaviate;
+  let zoekt: RunningZoekt;
+  const adapters: Connected[] = [];
+
+  beforeAll(async () => {
+    installWeaviate();
+    work = mkdtempSync(join(tmpdir(), 'zoekt-mcp-weaviate-shop-'));
+    const repo = join(work, 'shop');
+    for (const [path, text] of Object.entries(SHOP)) {
+      mkdirSync(dirname(join(repo, path)), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    }
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'shop');
+    mkdirSync(join(work, 'index'));
+    runIndexer('git', ['-index', join(work, 'index'), '-branches', 'main', repo]);
+    [server, zoekt] = await Promise.all([startWeaviate(join(work, 'data')), startWebserver({ indexDir: join(work, 'index'), expectRepos: 1 })]);
+    const plain = await connectStdio({ ZOEKT_URL: zoekt.url });
+    const name = ok<{ repos: { name: string }[] }>(await call(plain.client, 'list_repos', {})).repos[0]!.name;
+    await plain.close();
+    // As the indexer does: build beside Zoekt's index, then push.
+    const cli = (...args: string[]) => execFileSync(process.execPath, [CLI, 'definitions', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    cli('build', '--repo', repo, '--name', name, '--out', join(work, 'definitions'), '--quiet');
+    expect(cli('push', '--from', join(work, 'definitions'), '--weaviate', server.url, '--grace-ms', '0', '--quiet')).toMatch(/^1 repositories pushed/);
+  }, 1_200_000);
+
+  afterAll(async () => {
+    for (const a of adapters) await a.close();
+    await zoekt?.stop();
+    await server?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const adapter = async () => {
+    const a = await connectStdio({ ZOEKT_URL: zoekt.url, ZOEKT_MCP_DEFINITIONS_URL: server.url });
+    adapters.push(a);
+    return a;
+  };
+  const first = async (a: Connected, description: string) => ok<{ symbols: { name: string; path: string; score?: number; related?: { siblings: string[] } }[] }>(await call(a.client, 'search_symbols', { description, limit: 3 })).symbols[0];
+
+  it('two replicas answer alike, and one started again answers as before', async () => {
+    const [one, two] = [await adapter(), await adapter()];
+    const cases: [string, string][] = [
+      ['pay off what a customer owes', 'Settle'],
+      ['wait longer after each failed try before sending again', 'backoff'],
+    ];
+    for (const [description, wanted] of cases) {
+      const a = await first(one, description);
+      expect(a?.name, description).toBe(wanted);
+      expect(a!.score).toBeGreaterThan(0);
+      expect(await first(two, description)).toEqual(a);
+    }
+    expect((await first(one, 'pay off what a customer owes'))!.related?.siblings).toContain('Charge');
+    await one.close();
+    adapters.splice(adapters.indexOf(one), 1);
+    const again = await adapter();
+    expect((await first(again, 'pay off what a customer owes'))?.name).toBe('Settle');
   });
 });
