@@ -91,10 +91,10 @@ const RELATED_READ = 5_000;
 const PATHS_IN_QUERY = 2_000;
 const OVER_FETCH = 4;
 /**
- * The fused order's longest: each of Weaviate's lists holds QUERY_HYBRID_MAXIMUM_RESULTS (set to
- * 200 where this project runs Weaviate, as the in-process engine's LIST_DEPTH), so two lists fuse
- * into at most 400. A search asks for all of it: its length and its files are counts a page
- * reports.
+ * How much of the fused order a search asks for: its length and its files are counts a page
+ * reports, and a walk by meaning reaches 400 at most. Weaviate's lists then hold the larger of
+ * this and QUERY_HYBRID_MAXIMUM_RESULTS each (the in-process engine's hold 200), so a definition
+ * ranked 201st to 400th in one list still counts in the fusion here.
  */
 const FUSED_DEPTH = 400;
 const MAX_FETCH = 2_000;
