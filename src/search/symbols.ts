@@ -289,7 +289,13 @@ async function searchByMeaning(
     limit,
     fetch: async (offset) => {
       got = await meaningPage(searcher, index, args, kinds, offset, limit, signal);
-      const partial = got.cut
+      const named = got.unindexed.slice(0, 5).join(', ') + (got.unindexed.length > 5 ? ` and ${got.unindexed.length - 5} more` : '');
+      const partial = got.unindexed.length
+        ? {
+            reason: `${got.unindexed.length} repositor${got.unindexed.length === 1 ? 'y' : 'ies'} in scope ha${got.unindexed.length === 1 ? 's' : 've'} nothing in the definitions index yet (${named}): their definitions are not ranked`,
+            hint: 'Search those by name, or build their definitions index (zoekt-mcp definitions build; get_health lists what it holds).',
+          }
+        : got.cut
         ? { reason: `the walk ends after the best ${MEANING_DEPTH} of the ${got.considered} definitions that pass the filters`, hint: 'Add kinds, languages, paths or repos to reach others.' }
         : got.stale
           ? {
@@ -297,7 +303,7 @@ async function searchByMeaning(
               hint: 'Call again shortly: the definitions index is rebuilt after each index build.',
             }
           : undefined;
-      return { items: got.items, more: got.more, complete: !got.cut && got.stale === 0, partial };
+      return { items: got.items, more: got.more, complete: !got.cut && got.stale === 0 && got.unindexed.length === 0, partial };
     },
     emptyHint: () =>
       `No definition passes these filters${describeFilters(args).length ? ` (${describeFilters(args).join(', ')})` : ''}${kinds ? ` and kinds ${JSON.stringify([...kinds])}` : ''}. Drop a filter, or list_repos to see what is indexed.`,

@@ -96,6 +96,7 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
   let zoekt: RunningZoekt | undefined;
   let mcp: Connected;
   let name: string;
+  let otherName: string;
 
   const commit = (message: string) => {
     git(repo, 'add', '-A');
@@ -117,10 +118,19 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
     write(repo, FILES);
     commit('first');
     indexZoekt();
-    zoekt = await startWebserver({ indexDir: index, expectRepos: 1 });
+    // A second repository Zoekt serves and the definitions index never gets.
+    const other = join(work, 'other');
+    mkdirSync(other);
+    git(other, 'init', '-q', '-b', 'main');
+    write(other, { 'lib.go': 'package lib\n\n// Hello greets.\nfunc Hello() {}\n' });
+    git(other, 'add', '-A');
+    git(other, 'commit', '-q', '-m', 'first');
+    runIndexer('git', ['-index', index, '-branches', 'main', other]);
+    zoekt = await startWebserver({ indexDir: index, expectRepos: 2 });
     const plain = await connectStdio({ ZOEKT_URL: zoekt.url });
     const listed = ok<{ repos: { name: string }[] }>(await call(plain.client, 'list_repos', {}));
-    name = listed.repos[0]!.name;
+    name = listed.repos.find((r) => r.name.endsWith('shop'))!.name;
+    otherName = listed.repos.find((r) => r.name.endsWith('other'))!.name;
     // Without a definitions index: names only, and the answer says so.
     const lexical = ok<Page>(await call(plain.client, 'search_symbols', { description: 'pay off what a customer owes' }));
     expect(lexical.hint ?? '').toMatch(/names only/);
@@ -153,6 +163,16 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
     expect(settle.documentation).toMatch(/pays off the debt/);
     expect(settle.path).toBe('money/ledger.go');
     expect(settle.line).toBe(7);
+  });
+
+  it('names a repository in scope the definitions index has nothing of, and says the answer is partial', async () => {
+    const all = await describe_({ description: 'pay off what a customer owes' });
+    expect(all.stats.complete).toBe(false);
+    expect(all.partial?.reason).toContain(`nothing in the definitions index yet (${otherName})`);
+    const own = await describe_({ description: 'pay off what a customer owes', repos: [name] });
+    expect(own.partial).toBeUndefined();
+    expect(own.stats.complete).toBe(true);
+    expect(own.symbols[0]?.name).toBe('Settle');
   });
 
   it('applies filters before ranking: a kinds filter never yields other kinds', async () => {
@@ -194,13 +214,13 @@ func Dijkstra(from, to string) []string { return nil }
     unlinkSync(join(repo, 'web/memo.ts'));
     commit('second');
     indexZoekt();
-    const health = async () => ok<{ definitions?: { state: string; repos: { repo: string; state: string; definitions: number; extracted: number; documented: number }[] } }>(await call(mcp.client, 'get_health', {}));
+    const health = async () => ok<{ definitions?: { state: string; repos: { repo: string; state: string; definitions: number; extracted: number; documented: number }[]; repos_missing?: string[] } }>(await call(mcp.client, 'get_health', {}));
     // Zoekt reloads the shard on its own; wait until it serves the new commit.
     const deadline = Date.now() + 30_000;
     while ((await health()).definitions?.repos[0]?.state !== 'behind' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     expect((await health()).definitions?.state).toBe('behind');
 
-    const stale = await describe_({ description: 'turn every letter into a capital' });
+    const stale = await describe_({ description: 'turn every letter into a capital', repos: [name] });
     expect(stale.symbols.map((s) => s.name)).not.toContain('Shout');
     expect(stale.symbols.map((s) => s.name)).not.toContain('evictStale');
     expect(stale.stats.complete).toBe(false);
@@ -216,6 +236,7 @@ func Dijkstra(from, to string) []string { return nil }
 
     const after = await health();
     expect(after.definitions?.state).toBe('current');
+    expect(after.definitions?.repos_missing).toEqual([otherName]);
     const r = after.definitions!.repos[0]!;
     expect(r.repo).toBe(name);
     expect(r.state).toBe('current');

@@ -35,6 +35,8 @@ export interface MeaningPage {
   rankedFiles: number;
   /** The request that confirmed the page. */
   query: string;
+  /** Repositories in scope Zoekt serves that the definitions index holds nothing of. */
+  unindexed: string[];
   /** Whether the fused order goes on past this page. */
   more: boolean;
   /** The fused order stopped at MEANING_DEPTH while more definitions passed the filters. */
@@ -91,13 +93,18 @@ export async function meaningPage(
   signal?: AbortSignal,
 ): Promise<MeaningPage> {
   const depth = Math.min(offset + limit + 1, MEANING_DEPTH);
-  const answer = await index.search(meaningQuery(searcher, args, kinds, depth, await alsoWords(args.description!)), signal);
+  const query = meaningQuery(searcher, args, kinds, depth, await alsoWords(args.description!));
+  // What Zoekt serves, asked meanwhile: a repository the index has nothing of is named, not missed in silence.
+  const served = searcher.list('', signal).catch(() => undefined);
+  const answer = await index.search(query, signal);
+  const unindexed = ((await served)?.repos ?? []).map((r) => r.name).filter((name) => query.repo!(name) && !answer.generations.has(name));
   const wanted = answer.hits.slice(offset, offset + limit);
   const more = answer.hits.length > offset + limit && offset + limit < MEANING_DEPTH;
   const cut = answer.ranked > MEANING_DEPTH && offset + limit >= MEANING_DEPTH;
-  const counts = { considered: answer.considered, ranked: Math.min(answer.ranked, MEANING_DEPTH), rankedFiles: answer.rankedFiles, more, cut };
+  const counts = { considered: answer.considered, ranked: Math.min(answer.ranked, MEANING_DEPTH), rankedFiles: answer.rankedFiles, more, cut, unindexed };
   if (wanted.length === 0) return { items: [], withLines: [], stale: 0, query: '', ...counts };
-  const { files, query } = await confirm(searcher, wanted, signal);
+  const confirmed = await confirm(searcher, wanted, signal);
+  const files = confirmed.files;
   const items: SymbolResult[] = [];
   let stale = 0;
   for (const hit of wanted) {
@@ -112,7 +119,7 @@ export async function meaningPage(
       related: { ...(found.parent ? { parent: found.parent } : {}), siblings: hit.related },
     });
   }
-  return { items, withLines: files, stale, query, ...counts };
+  return { items, withLines: files, stale, query: confirmed.query, ...counts };
 }
 
 /** The page's definitions as Zoekt holds them now: one request, with the lines around each. */
