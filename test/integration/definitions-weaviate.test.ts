@@ -192,6 +192,19 @@ describe('the definitions index in a Weaviate server', { timeout: 120_000 }, () 
     expect(after.hits.length).toBe(8);
   });
 
+  it('answers as before from a server restarted on its data (a pod rescheduled)', async () => {
+    const q = query({ text: 'parse a comma separated record', limit: 8 });
+    const before = await index.search(q);
+    await server.stop();
+    const down = await index.search(q).catch((e: unknown) => e);
+    expect(down).toMatchObject({ code: 'UNAVAILABLE' });
+    server = await startWeaviate(join(work, 'data'), { ports: server.ports });
+    const after = await index.search(q);
+    expect(after.hits.map((h) => `${h.definition.repo}/${h.definition.path}:${h.definition.name}`)).toEqual(before.hits.map((h) => `${h.definition.repo}/${h.definition.path}:${h.definition.name}`));
+    expect(after.considered).toBe(before.considered);
+    expect((await index.status()).state).toBe('current');
+  });
+
   it('says the server is unreachable, and status() says unavailable', async () => {
     const gone = new WeaviateDefinitionsIndex({ url: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000, embedder });
     try {

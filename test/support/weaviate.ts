@@ -16,8 +16,19 @@ export function installWeaviate(): void {
   execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'weaviate'], { stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
+/** The ports a server listens on: given again, a restart keeps its Raft peer address. */
+export interface WeaviatePorts {
+  http: number;
+  grpc: number;
+  gossip: number;
+  data: number;
+  raft: number;
+  raftRpc: number;
+}
+
 export interface RunningWeaviate {
   url: string;
+  ports: WeaviatePorts;
   process: ChildProcess;
   /** Resident memory of the server process, from /proc, in MiB. */
   rssMiB(): number;
@@ -25,8 +36,11 @@ export interface RunningWeaviate {
 }
 
 /** Starts weaviate-server on 127.0.0.1 with its data in `dataDir`; resolves once it says it is ready. */
-export async function startWeaviate(dataDir: string, opts: { readyWithinMs?: number } = {}): Promise<RunningWeaviate> {
-  const [http, grpc, gossip, data, raft, raftRpc] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+export async function startWeaviate(dataDir: string, opts: { readyWithinMs?: number; ports?: WeaviatePorts } = {}): Promise<RunningWeaviate> {
+  const [http, grpc, gossip, data, raft, raftRpc] = opts.ports
+    ? [opts.ports.http, opts.ports.grpc, opts.ports.gossip, opts.ports.data, opts.ports.raft, opts.ports.raftRpc]
+    : await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const ports = { http, grpc, gossip, data, raft, raftRpc };
   const child = spawn(WEAVIATE_BIN, ['--host', '127.0.0.1', '--port', String(http), '--scheme', 'http'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
@@ -76,7 +90,7 @@ export async function startWeaviate(dataDir: string, opts: { readyWithinMs?: num
     if (child.exitCode !== null) throw new Error(`weaviate-server exited with ${child.exitCode}: ${stderr}`);
     try {
       const ready = await fetch(`${url}/v1/.well-known/ready`, { signal: AbortSignal.timeout(2_000) });
-      if (ready.ok) return { url, process: child, rssMiB, stop };
+      if (ready.ok) return { url, ports, process: child, rssMiB, stop };
     } catch {
       // not listening yet
     }
