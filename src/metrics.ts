@@ -70,7 +70,7 @@ export class Metrics {
   private connectionSource: (() => Record<ConnectionState, number>) | undefined;
   private cacheSource: (() => CacheFigures) | undefined;
   private unsentSource: (() => number) | undefined;
-  private definitionsSource: (() => Promise<DefinitionsFigures>) | undefined;
+  private definitionsSource: (() => Promise<DefinitionsFigures | undefined>) | undefined;
   private readonly shedCounts = new Map<string, number>();
   private readonly authRefusalCounts = new Map<string, number>();
   private prom: Prometheus | undefined;
@@ -114,7 +114,7 @@ export class Metrics {
   }
 
   /** The definitions index's figures, read when /metrics asks. */
-  watchDefinitions(source: () => Promise<DefinitionsFigures>): void {
+  watchDefinitions(source: () => Promise<DefinitionsFigures | undefined>): void {
     this.definitionsSource = source;
   }
 
@@ -249,7 +249,7 @@ export class Metrics {
       });
       new Gauge({
         name: 'zoekt_mcp_definitions_index_state',
-        help: 'The definitions index state: 1 for the current one of building, current, behind, failed, unavailable.',
+        help: 'The definitions index state: 1 for the current one of building, current, failed, unavailable (get_health also says behind, per repository).',
         labelNames: ['state'],
         registers: [registry],
         async collect() {
@@ -275,6 +275,7 @@ export class Metrics {
         registers: [registry],
         async collect() {
           const rate = (await definitions())?.figures.embedding_cache_hit_rate;
+          this.reset();
           if (rate !== undefined) this.set(rate);
         },
       });

@@ -9,10 +9,9 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { DEFAULTS } from './config.js';
 import type { Logger } from './log.js';
-import { Metrics } from './metrics.js';
+import { Metrics, type DefinitionsFigures } from './metrics.js';
 import type { LocalIndexSource } from './search/vocab/local-index.js';
-import type { DefinitionsIndex } from './search/definitions/definitions-index.js';
-import { openDefinitionsIndex } from './definitions-index/open.js';
+import { openDefinitionsIndex, type OnFirstUse } from './definitions-index/open.js';
 import { WeaviateDefinitionsIndex } from './definitions-index/weaviate.js';
 import { RepoScope } from './search/engine/scope.js';
 import { Searcher, type WalkLimits } from './search/engine/searcher.js';
@@ -102,7 +101,15 @@ export function runtimeFromConfig(config: Config, log: Logger, local?: LocalInde
   const definitions = definitionsOf(config);
   if (definitions) {
     runtime.searcher.definitions = definitions;
-    metrics.watchDefinitions(() => definitions.status());
+    // Only the server's repositories, read once per scrape.
+    const scope = new RepoScope(config.allowRepos);
+    let kept: { at: number; status: Promise<DefinitionsFigures | undefined> } | undefined;
+    metrics.watchDefinitions(() => {
+      if (!kept || Date.now() - kept.at > 1000) {
+        kept = { at: Date.now(), status: definitions.statusIfOpen().then((s) => s && { ...s, repos: s.repos.filter((r) => scope.allows(r.repo)) }) };
+      }
+      return kept.status;
+    });
     const close = runtime.close;
     (runtime as { close: () => Promise<void> }).close = async () => {
       await Promise.all([close(), definitions.close()]);
@@ -112,7 +119,7 @@ export function runtimeFromConfig(config: Config, log: Logger, local?: LocalInde
 }
 
 /** The definitions index the configuration names: a Weaviate server's, or a folder's. */
-function definitionsOf(config: Config): DefinitionsIndex | undefined {
+function definitionsOf(config: Config): OnFirstUse | undefined {
   if (config.definitionsUrl) {
     const url = config.definitionsUrl;
     return openDefinitionsIndex({ remote: (embedder) => new WeaviateDefinitionsIndex({ url, timeoutMs: config.timeoutMs, embedder }) }, url);

@@ -101,12 +101,13 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
     this.refresh();
     const failed = this.manifest?.failed ?? {};
     const building = this.manifest?.building ?? [];
-    const problems = [this.problem, ...[...this.unreadable].map(([repo, why]) => `${repo}: ${why}`), ...Object.entries(failed).map(([repo, why]) => `${repo}: the last build failed: ${why}`)].filter(Boolean);
-    const state: DefinitionsIndexStatus['state'] = this.problem ? 'unavailable' : building.length ? 'building' : problems.length ? 'failed' : 'current';
+    const repoErrors = [...[...this.unreadable].map(([repo, error]) => ({ repo, error })), ...Object.entries(failed).map(([repo, why]) => ({ repo, error: `the last build failed: ${why}` }))];
+    const state: DefinitionsIndexStatus['state'] = this.problem ? 'unavailable' : building.length ? 'building' : repoErrors.length ? 'failed' : 'current';
     return {
       model: { name: this.embedder.info.name, dimensions: this.embedder.info.dimensions, source: this.embedder.info.source },
       state,
-      ...(problems.length ? { error: problems.join('; ') } : {}),
+      ...(this.problem ? { error: this.problem } : {}),
+      ...(repoErrors.length ? { repoErrors } : {}),
       location: this.dir,
       repos: [...this.segments.values()].map((s) => s.status),
       figures: this.figures.figures(),

@@ -164,7 +164,8 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
 
   // Each list ranks by its score × the definition's prior: what an agent asking in words most
   // likely wants (code, public, outside tests, with a body) before what merely says the same.
-  const priors = segments.map((s) => {
+  const priors = segments.map((s, si) => {
+    if (!masks[si]) return () => 0;
     const { defFlags, defKind, kinds, defFile } = s.pack;
     const filePrior = new Float32Array(s.pack.files);
     for (let f = 0; f < s.pack.files; f++) {
@@ -185,9 +186,11 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   });
 
   const byVector = new Best(LIST_DEPTH);
+  // A description with no token the model knows ('🔥', 'zzqx') has no meaning to rank by.
+  const meaningless = rowDots.every((x) => x === 0);
   segments.forEach((s, si) => {
     const mask = masks[si];
-    if (!mask) return;
+    if (!mask || meaningless) return;
     const prior = priors[si]!;
     const { tokenIds, tokenEnds, inverseLengths, defText } = s.pack;
     // A text's cosine once, however many definitions share it.
@@ -201,7 +204,7 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
         for (let k = t === 0 ? 0 : tokenEnds[t - 1]!, to = tokenEnds[t]!; k < to; k++) dot += rowDots[tokenIds[k]!]!;
         c = cosine[t] = dot * inverseLengths[t]!;
       }
-      byVector.offer(c * prior(doc), si, doc);
+      if (c > 0) byVector.offer(c * prior(doc), si, doc);
     }
   });
 

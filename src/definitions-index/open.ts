@@ -23,8 +23,9 @@ export interface DefinitionsSource {
   modelDir?: string | undefined;
 }
 
-class OnFirstUse implements DefinitionsIndex {
+export class OnFirstUse implements DefinitionsIndex {
   private opened: Promise<DefinitionsIndex> | undefined;
+  private ready: DefinitionsIndex | undefined;
 
   constructor(
     private readonly source: DefinitionsSource,
@@ -32,10 +33,20 @@ class OnFirstUse implements DefinitionsIndex {
   ) {}
 
   private open(): Promise<DefinitionsIndex> {
-    this.opened ??= loadEmbedder(this.source.modelDir).then((embedder) =>
-      this.source.remote ? this.source.remote(embedder) : new FolderDefinitionsIndex(this.source.dir!, embedder),
+    this.opened ??= loadEmbedder(this.source.modelDir).then(
+      (embedder) => (this.ready = this.source.remote ? this.source.remote(embedder) : new FolderDefinitionsIndex(this.source.dir!, embedder)),
+      (e: unknown) => {
+        // A model installed later is found on the next use.
+        this.opened = undefined;
+        throw e;
+      },
     );
     return this.opened;
+  }
+
+  /** The status once opened (a search or get_health opened it); undefined before: /metrics opens nothing. */
+  async statusIfOpen(): Promise<DefinitionsIndexStatus | undefined> {
+    return this.ready?.status();
   }
 
   async search(query: DefinitionsQuery, signal?: AbortSignal): Promise<DefinitionsAnswer> {
@@ -51,7 +62,13 @@ class OnFirstUse implements DefinitionsIndex {
         status.error ?? (status.state === 'building' ? `the definitions index in ${this.location} is being built` : `the definitions index in ${this.location} holds no repository yet`),
       );
     }
-    return index.search(query, signal);
+    try {
+      return await index.search(query, signal);
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      // An engine down or holding another model: names answer meanwhile, and the hint says why.
+      throw new DefinitionsIndexUnavailable(`the definitions index at ${this.location} cannot answer (${e instanceof Error ? e.message : String(e)})`);
+    }
   }
 
   async status(): Promise<DefinitionsIndexStatus> {
@@ -75,7 +92,7 @@ class OnFirstUse implements DefinitionsIndex {
 }
 
 /** The configured definitions index, opened on first use; undefined when none is configured. */
-export function openDefinitionsIndex(source: DefinitionsSource, location: string): DefinitionsIndex | undefined {
+export function openDefinitionsIndex(source: DefinitionsSource, location: string): OnFirstUse | undefined {
   if (!source.dir && !source.remote) return undefined;
   return new OnFirstUse(source, location);
 }

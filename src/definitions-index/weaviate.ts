@@ -222,7 +222,7 @@ export class WeaviateDefinitionsIndex implements DefinitionsIndex {
     return {
       ...base,
       state: pending.length ? 'building' : failed.length ? 'failed' : 'current',
-      ...(failed.length ? { error: failed.map((r) => `${r.repo}: ${r.error}`).join('; ') } : {}),
+      ...(failed.length ? { repoErrors: failed.map((r) => ({ repo: r.repo, error: r.error! })) } : {}),
       repos: records.filter((r) => r.generation).map(statusOf),
     };
   }

@@ -261,7 +261,14 @@ const MISSING_NAMED = 20;
 async function definitionsHealth(searcher: Searcher, served: readonly RepoInfo[] | undefined): Promise<HealthOutput['definitions']> {
   const index = searcher.definitions;
   if (!index) return undefined;
-  const status = await index.status();
+  const status = (await inTime(index.status(), COVERAGE_MARGIN_MS)) ?? {
+    model: { name: 'unknown', dimensions: 0, source: 'not read' },
+    state: 'unavailable' as const,
+    error: 'the definitions index did not answer in time; call get_health again',
+    location: 'unknown',
+    repos: [],
+    figures: { searches: 0 },
+  };
   const versions = new Map((served ?? []).map((r) => [r.name, r.branches.map((b) => b.version).filter(Boolean)]));
   const repos = status.repos
     .filter((r) => searcher.scope.allows(r.repo))
@@ -282,13 +289,17 @@ async function definitionsHealth(searcher: Searcher, served: readonly RepoInfo[]
   const held = new Set(status.repos.map((r) => r.repo));
   const missing = (served ?? []).map((r) => r.name).filter((n) => !held.has(n));
   const behind = repos.some((r) => r.state === 'behind');
+  // Another scope's repositories are never named, nor counted as failing.
+  const failed = (status.repoErrors ?? []).filter((e) => searcher.scope.allows(e.repo));
+  const error = [status.error, ...failed.map((e) => `${e.repo}: ${e.error}`)].filter(Boolean).join('; ');
+  const state = status.state === 'failed' && failed.length === 0 ? 'current' : status.state;
   return {
-    state: status.state === 'current' && behind ? 'behind' : status.state,
+    state: state === 'current' && behind ? 'behind' : state,
     location: status.location,
     model: status.model,
     repos,
     ...(missing.length ? { repos_missing: missing.slice(0, MISSING_NAMED) } : {}),
     searches: status.figures,
-    ...(status.error ? { error: status.error } : {}),
+    ...(error ? { error } : {}),
   };
 }

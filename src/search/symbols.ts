@@ -285,28 +285,32 @@ async function searchByMeaning(
   const page = await paginate({
     tool: SEARCH_SYMBOLS,
     cursors: searcher.cursors,
-    args: { ...args },
+    // A cursor of this walk never pages the walk by names (an index gone or come between pages).
+    args: { ...args, walk: 'meaning' },
     limit,
     fetch: async (offset) => {
       got = await meaningPage(searcher, index, args, kinds, offset, limit, signal);
       const named = got.unindexed.slice(0, 5).join(', ') + (got.unindexed.length > 5 ? ` and ${got.unindexed.length - 5} more` : '');
-      const partial = got.unindexed.length
-        ? {
-            reason: `${got.unindexed.length} repositor${got.unindexed.length === 1 ? 'y' : 'ies'} in scope ha${got.unindexed.length === 1 ? 's' : 've'} nothing in the definitions index yet (${named}): their definitions are not ranked`,
-            hint: 'Search those by name, or build their definitions index (zoekt-mcp definitions build; get_health lists what it holds).',
-          }
-        : got.cut
-        ? { reason: `the walk ends after the best ${MEANING_DEPTH} of the ${got.considered} definitions that pass the filters`, hint: 'Add kinds, languages, paths or repos to reach others.' }
-        : got.stale
-          ? {
-              reason: `${got.stale} of this page's definitions are no longer in Zoekt's index (the definitions index is behind it) and were left out`,
-              hint: 'Call again shortly: the definitions index is rebuilt after each index build.',
-            }
-          : undefined;
-      return { items: got.items, more: got.more, complete: !got.cut && got.stale === 0 && got.unindexed.length === 0, partial };
+      const n = got.unindexed.length;
+      const reasons = [
+        n ? `${n} repositor${n === 1 ? 'y' : 'ies'} in scope ha${n === 1 ? 's' : 've'} nothing in the definitions index yet (${named}): their definitions are not ranked` : '',
+        got.unlisted ? "Zoekt's repositories could not be listed, so any the definitions index lacks are not named" : '',
+        got.stale ? `${got.stale} of this page's definitions are no longer in Zoekt's index (the definitions index is behind it) and were left out` : '',
+        got.cut ? `the walk ends after the ${got.ranked} definitions ranked by meaning or by words, of the ${got.considered} that pass the filters` : '',
+      ].filter(Boolean);
+      const hints = [
+        n ? 'Search those by name, or build their definitions index (zoekt-mcp definitions build; get_health lists what it holds).' : '',
+        got.stale ? 'Call again shortly: the definitions index is rebuilt after each index build.' : '',
+        got.cut ? 'Add kinds, languages, paths or repos, or other words, to reach others.' : '',
+      ].filter(Boolean);
+      const partial = reasons.length ? { reason: reasons.join('; '), hint: hints.join(' ') || 'Call again shortly.' } : undefined;
+      const complete = got.considered <= got.ranked && got.stale === 0 && got.unindexed.length === 0 && !got.unlisted;
+      return { items: got.items, more: got.more, complete, partial };
     },
     emptyHint: () =>
-      `No definition passes these filters${describeFilters(args).length ? ` (${describeFilters(args).join(', ')})` : ''}${kinds ? ` and kinds ${JSON.stringify([...kinds])}` : ''}. Drop a filter, or list_repos to see what is indexed.`,
+      got?.considered
+        ? `None of the ${got.considered} definitions that pass the filters matches these words or their meaning. Try other words for the same thing, or search by name.`
+        : `No definition passes these filters${describeFilters(args).length ? ` (${describeFilters(args).join(', ')})` : ''}${kinds ? ` and kinds ${JSON.stringify([...kinds])}` : ''}. Drop a filter, or list_repos to see what is indexed.`,
     narrowHint: 'Ask for less: kinds, or languages, paths or repos filters.',
   });
   const around = await aroundOf(searcher, page.items, false, signal, got?.withLines).catch(() => undefined);
@@ -325,7 +329,8 @@ async function searchByMeaning(
     ...(truncated ? { truncated } : {}),
     ...pagingOutput(page),
   });
-  return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget);
+  // A page cut short resumes at the fused place of its first result not shown.
+  return fitPage(page, make, { line_chars: MAX_LINE_CHARS }, LIST_DIALS, budget, (shown) => got?.positions[shown] ?? page.offset + limit);
 }
 
 /** Siblings named per result, at most. */

@@ -13,12 +13,12 @@
  * - without a definitions index the answer says it matched names only.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, CLI, connectStdio, ok, type Connected } from '../support/mcp.js';
-import { git, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
+import { freePort, git, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 interface Sym {
   name: string;
@@ -170,9 +170,12 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
     expect(all.stats.complete).toBe(false);
     expect(all.partial?.reason).toContain(`nothing in the definitions index yet (${otherName})`);
     const own = await describe_({ description: 'pay off what a customer owes', repos: [name] });
-    expect(own.partial).toBeUndefined();
-    expect(own.stats.complete).toBe(true);
+    expect(own.partial?.reason ?? '').not.toContain('nothing in the definitions index');
     expect(own.symbols[0]?.name).toBe('Settle');
+    // The walk's last page says where it ended: at the definitions either list ranks.
+    let page = own;
+    while (page.next_cursor) page = await describe_({ description: 'pay off what a customer owes', repos: [name], cursor: page.next_cursor });
+    if (!page.stats.complete) expect(page.partial?.reason).toMatch(/the walk ends after the \d+ definitions ranked by meaning or by words, of the \d+ that pass the filters/);
   });
 
   it('applies filters before ranking: a kinds filter never yields other kinds', async () => {
@@ -186,6 +189,41 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
     for (const s of go.symbols) expect(s.path).toMatch(/\.go$/);
     const paths = await describe_({ description: 'turn every letter into a capital', paths: ['web/**'], limit: 20 });
     for (const s of paths.symbols) expect(s.path).toMatch(/^web\//);
+  });
+
+  it('ranks nothing for a description with no word or token it knows, and says so', async () => {
+    const page = await describe_({ description: '🔥🔥🔥' });
+    expect(page.symbols).toEqual([]);
+    expect(page.hint).toMatch(/matches these words or their meaning/);
+  });
+
+  it('answers by names, saying why, when the definitions index cannot answer', async () => {
+    const down = await connectStdio({ ZOEKT_URL: zoekt!.url, ZOEKT_MCP_DEFINITIONS_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const page = ok<Page>(await call(down.client, 'search_symbols', { description: 'pay off what a customer owes' }));
+      expect(page.hint).toMatch(/names only: the definitions index at http:\/\/127\.0\.0\.1:\d+ cannot answer/);
+    } finally {
+      await down.close();
+    }
+  });
+
+  it("never names another scope's repositories in get_health", async () => {
+    // A failed build of the other repository, as the builder records it.
+    const manifest = JSON.parse(readFileSync(join(defs, 'manifest.json'), 'utf8')) as { failed?: Record<string, string> };
+    writeFileSync(join(defs, 'manifest.json'), JSON.stringify({ ...manifest, failed: { [otherName]: 'the extractor failed' } }));
+    const confined = await connectStdio({ ZOEKT_URL: zoekt!.url, ZOEKT_MCP_DEFINITIONS: defs, ZOEKT_MCP_ALLOW_REPOS: name });
+    const open = await connectStdio({ ZOEKT_URL: zoekt!.url, ZOEKT_MCP_DEFINITIONS: defs });
+    try {
+      const mine = JSON.stringify(ok(await call(confined.client, 'get_health', {})));
+      expect(mine).not.toContain(otherName.split('/').pop()!);
+      const all = ok<{ definitions?: { state: string; error?: string } }>(await call(open.client, 'get_health', {}));
+      expect(all.definitions?.state).toBe('failed');
+      expect(all.definitions?.error).toContain(`${otherName}: the last build failed: the extractor failed`);
+    } finally {
+      await confined.close();
+      await open.close();
+      writeFileSync(join(defs, 'manifest.json'), JSON.stringify(manifest));
+    }
   });
 
   it('takes a description of any number of words', async () => {

@@ -115,7 +115,10 @@ export interface DefinitionsIndexStatus {
    * index cannot be read (error says why).
    */
   state: 'building' | 'current' | 'failed' | 'unavailable';
+  /** Why the whole index cannot answer (never names a repository: a caller may see it whatever its scope). */
   error?: string;
+  /** Repositories whose last build failed or whose files cannot be read, with why: shown only within a caller's scope. */
+  repoErrors?: { repo: string; error: string }[];
   /** Where it is: a folder, or an engine's URL. */
   location: string;
   repos: DefinitionsRepoStatus[];

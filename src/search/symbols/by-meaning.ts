@@ -39,8 +39,12 @@ export interface MeaningPage {
   unindexed: string[];
   /** Whether the fused order goes on past this page. */
   more: boolean;
-  /** The fused order stopped at MEANING_DEPTH while more definitions passed the filters. */
+  /** The walk ends here while more definitions passed the filters than either list ranked. */
   cut: boolean;
+  /** Each item's place in the fused order (where a page cut short resumes). */
+  positions: number[];
+  /** Zoekt's repositories could not be listed, so those the index lacks are not known. */
+  unlisted: boolean;
 }
 
 /**
@@ -97,29 +101,35 @@ export async function meaningPage(
   // What Zoekt serves, asked meanwhile: a repository the index has nothing of is named, not missed in silence.
   const served = searcher.list('', signal).catch(() => undefined);
   const answer = await index.search(query, signal);
-  const unindexed = ((await served)?.repos ?? []).map((r) => r.name).filter((name) => query.repo!(name) && !answer.generations.has(name));
+  const listed = await served;
+  const unindexed = (listed?.repos ?? []).map((r) => r.name).filter((name) => query.repo!(name) && !answer.generations.has(name));
   const wanted = answer.hits.slice(offset, offset + limit);
   const more = answer.hits.length > offset + limit && offset + limit < MEANING_DEPTH;
-  const cut = answer.ranked > MEANING_DEPTH && offset + limit >= MEANING_DEPTH;
-  const counts = { considered: answer.considered, ranked: Math.min(answer.ranked, MEANING_DEPTH), rankedFiles: answer.rankedFiles, more, cut, unindexed };
-  if (wanted.length === 0) return { items: [], withLines: [], stale: 0, query: '', ...counts };
+  const cut = !more && answer.considered > Math.min(answer.ranked, MEANING_DEPTH);
+  const counts = { considered: answer.considered, ranked: Math.min(answer.ranked, MEANING_DEPTH), rankedFiles: answer.rankedFiles, more, cut, unindexed, unlisted: !listed };
+  if (wanted.length === 0) return { items: [], withLines: [], stale: 0, query: '', positions: [], ...counts };
   const confirmed = await confirm(searcher, wanted, signal);
   const files = confirmed.files;
   const items: SymbolResult[] = [];
+  const positions: number[] = [];
+  const shown = new Set<string>();
   let stale = 0;
-  for (const hit of wanted) {
+  for (const [i, hit] of wanted.entries()) {
     const found = pick(files, hit);
-    if (!found) {
+    const key = found && `${found.repo}\0${found.path}\0${found.line}\0${found.name}`;
+    if (!found || shown.has(key!)) {
       stale++;
       continue;
     }
+    shown.add(key!);
+    positions.push(offset + i);
     items.push({
       ...found,
       score: hit.score,
       related: { ...(found.parent ? { parent: found.parent } : {}), siblings: hit.related },
     });
   }
-  return { items, withLines: files, stale, query: confirmed.query, ...counts };
+  return { items, withLines: files, stale, query: confirmed.query, positions, ...counts };
 }
 
 /** The page's definitions as Zoekt holds them now: one request, with the lines around each. */
@@ -133,15 +143,17 @@ async function confirm(searcher: Searcher, hits: readonly ScoredDefinition[], si
   return { files: w.files, query };
 }
 
-/** The definition Zoekt holds for a hit: same file and name, the same parent first, then the nearest line. */
+/**
+ * The definition Zoekt holds for a hit: the same file, name, kind and parent (another one of the
+ * name, `B.String` for a deleted `A.String`, is not it), at the nearest line.
+ */
 function pick(files: readonly FileHit[], hit: ScoredDefinition): SymbolResult | undefined {
   const d = hit.definition;
   const file = files.find((f) => f.repo === d.repo && f.path === d.path);
   if (!file) return undefined;
   const same = symbolsOf(file)
     .map((s) => s.symbol)
-    .filter((s) => s.name === d.name);
+    .filter((s) => s.name === d.name && s.kind === d.kind && s.parent === d.parent);
   if (same.length === 0) return undefined;
-  const rank = (s: SymbolResult) => (s.parent === d.parent ? 0 : 1e9) + Math.abs(s.line - d.line);
-  return same.reduce((best, s) => (rank(s) < rank(best) ? s : best));
+  return same.reduce((best, s) => (Math.abs(s.line - d.line) < Math.abs(best.line - d.line) ? s : best));
 }
