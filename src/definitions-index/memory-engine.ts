@@ -66,6 +66,12 @@ export interface RankWeights {
   internal: number;
   /** and this to the power of its folder depth (nearer the root first). */
   depth: number;
+  /**
+   * How the lists become one order: `rrf`, reciprocal rank; `score`, cosine + beta × BM25 ÷ the
+   * best BM25 of the search (the cosine primary, the words a boost), × the prior.
+   */
+  fusion: 'rrf' | 'score';
+  beta: number;
 }
 
 /**
@@ -74,7 +80,7 @@ export interface RankWeights {
  * held-out sets. Without the priors, tests, benchmarks and examples (which repeat an API's words
  * in their names) took the first places of most answers.
  */
-export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, internal: 0.5, depth: 0.9 };
+export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
 
 /** Kinds that answer "what does X": code and the types that hold it (the rest: values, fields). */
 const DOING_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
@@ -186,24 +192,29 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   });
 
   const byVector = new Best(LIST_DEPTH);
-  // A description with no token the model knows ('🔥', 'zzqx') has no meaning to rank by.
+  // A description with no token the model knows ('🔥') has no meaning to rank by.
   const meaningless = rowDots.every((x) => x === 0);
+  // A text's cosine once, however many definitions share it.
+  const cosines = segments.map((s) => new Float32Array(masks.length ? s.pack.texts : 0).fill(NaN));
+  const cosineOf = (si: number, t: number) => {
+    const cosine = cosines[si]!;
+    let c = cosine[t]!;
+    if (Number.isNaN(c)) {
+      const { tokenIds, tokenEnds, inverseLengths } = segments[si]!.pack;
+      let dot = 0;
+      for (let k = t === 0 ? 0 : tokenEnds[t - 1]!, to = tokenEnds[t]!; k < to; k++) dot += rowDots[tokenIds[k]!]!;
+      c = cosine[t] = dot * inverseLengths[t]!;
+    }
+    return c;
+  };
   segments.forEach((s, si) => {
     const mask = masks[si];
     if (!mask || meaningless) return;
     const prior = priors[si]!;
-    const { tokenIds, tokenEnds, inverseLengths, defText } = s.pack;
-    // A text's cosine once, however many definitions share it.
-    const cosine = new Float32Array(s.pack.texts).fill(NaN);
+    const { defText } = s.pack;
     for (let doc = 0; doc < mask.length; doc++) {
       if (!mask[doc]) continue;
-      const t = defText[doc]!;
-      let c = cosine[t]!;
-      if (Number.isNaN(c)) {
-        let dot = 0;
-        for (let k = t === 0 ? 0 : tokenEnds[t - 1]!, to = tokenEnds[t]!; k < to; k++) dot += rowDots[tokenIds[k]!]!;
-        c = cosine[t] = dot * inverseLengths[t]!;
-      }
+      const c = cosineOf(si, defText[doc]!);
       if (c > 0) byVector.offer(c * prior(doc), si, doc);
     }
   });
@@ -213,17 +224,20 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   const live = segments.filter((_, si) => masks[si]);
   const nameStats = corpusStats(live.map((s) => s.texts.name), words);
   const docStats = corpusStats(live.map((s) => s.texts.doc), words);
+  const textScores = segments.map(() => new Float32Array(0));
+  let bestText = 0;
   segments.forEach((s, si) => {
     const mask = masks[si];
     if (!mask) return;
     const { textDefs, textDefEnds } = s.pack;
     const prior = priors[si]!;
     const nameScores = new Float32Array(s.pack.texts);
-    const scores = new Float32Array(s.pack.texts);
+    const scores = (textScores[si] = new Float32Array(s.pack.texts));
     const touched = new Set(scoreSegment(s.texts.name, words, nameStats, () => true, nameScores, wordWeights));
     for (const t of touched) scores[t] = nameScores[t]! * weights.name;
     for (const t of scoreSegment(s.texts.doc, words, docStats, () => true, scores, wordWeights)) touched.add(t);
     for (const t of touched) {
+      if (scores[t]! > bestText) bestText = scores[t]!;
       for (let k = t === 0 ? 0 : textDefEnds[t - 1]!, to = textDefEnds[t]!; k < to; k++) {
         const doc = textDefs[k]!;
         if (mask[doc]) byText.offer(scores[t]! * prior(doc), si, doc);
@@ -243,7 +257,16 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
     });
   add(byVector.owners, 'vectorRank', weights.vector);
   add(byText.owners, 'textRank', weights.text);
-  const best = (weights.vector + weights.text) / (RRF_K + 1);
+  let best = (weights.vector + weights.text) / (RRF_K + 1);
+  if (weights.fusion === 'score') {
+    best = 1 + weights.beta;
+    for (const c of fused.values()) {
+      const t = segments[c.segment]!.pack.defText[c.doc]!;
+      const cos = meaningless ? 0 : Math.max(0, cosineOf(c.segment, t));
+      const text = bestText > 0 ? (textScores[c.segment]![t] ?? 0) / bestText : 0;
+      c.fused = priors[c.segment]!(c.doc) * (weights.vector * cos + weights.beta * text);
+    }
+  }
 
   const defs = new Map<number, IndexedDefinition>();
   const definition = (c: Candidate) => {

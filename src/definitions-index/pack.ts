@@ -205,7 +205,9 @@ export function writePack(file: string, data: RepoData, embedder: Pick<Embedder,
       defKind[d] = code(kinds, def.kind);
       defRawKind[d] = code(rawKinds, def.raw_kind);
       const seen = { ...def, language: f.language, path: f.path };
-      defFlags[d] = (isPublic(seen) ? PUBLIC : 0) | (isTest(f.path) ? TEST : 0) | (isNested(seen) ? NESTED : 0) | (isDeclaration(seen) ? DECLARATION : 0);
+      // A script's top-level definition is exported far from its line (`module.exports = valid`): public unless nested.
+      const exported = isPublic(seen) || (f.language === 'JavaScript' && !def.parent && !isNested(seen));
+      defFlags[d] = (exported ? PUBLIC : 0) | (isTest(f.path) ? TEST : 0) | (isNested(seen) ? NESTED : 0) | (isDeclaration(seen) ? DECLARATION : 0);
       names.push(def.name);
       parents.push(def.parent ?? '');
       const text = definitionText(def);
