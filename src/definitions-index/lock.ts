@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { DefinitionsIndexError } from './format.js';
 
 const LOCK = '.lock';
@@ -41,18 +41,52 @@ function tryTake(file: string): boolean {
   return true;
 }
 
-/** Whether the lock file names a process of this host that no longer runs. */
-function stale(file: string): boolean {
+/** The lock file's text when it names a process of this host that no longer runs. */
+function stale(file: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return false;
+    return undefined;
   }
   const [host, pid] = text.trim().split(' ');
   // A lock still being written (empty) is not stale; one of another host is its own to release.
-  return host === hostname() && Number.isInteger(Number(pid)) && Number(pid) > 0 && !alive(Number(pid));
+  return host === hostname() && Number.isInteger(Number(pid)) && Number(pid) > 0 && !alive(Number(pid)) ? text : undefined;
 }
+
+/**
+ * Removes a stale lock, and only it: two waiters may both find the same one stale, and the second
+ * must not remove the lock the first has just taken. Takeovers take turns through a second file
+ * created exclusively; inside its turn a waiter removes the lock only if it still holds the same
+ * stale text. A turn left by a waiter that died is over after TAKEOVER_MS.
+ */
+function removeStale(file: string, text: string): void {
+  const turn = `${file}.takeover`;
+  try {
+    closeSync(openSync(turn, 'wx'));
+  } catch {
+    try {
+      if (Date.now() - statSync(turn).mtimeMs > TAKEOVER_MS) rmSync(turn, { force: true });
+    } catch {
+      // released meanwhile
+    }
+    return;
+  }
+  try {
+    let now = '';
+    try {
+      now = readFileSync(file, 'utf8');
+    } catch {
+      return;
+    }
+    if (now === text) rmSync(file, { force: true });
+  } finally {
+    rmSync(turn, { force: true });
+  }
+}
+
+/** A takeover turn takes microseconds; one older than this was left by a waiter that died in it. */
+const TAKEOVER_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,8 +96,9 @@ export async function withLock<T>(dir: string, fn: () => T | Promise<T>, waitMs 
   const file = join(dir, LOCK);
   const until = Date.now() + waitMs;
   for (let pause = 5; !tryTake(file); pause = Math.min(pause * 2, 200)) {
-    if (stale(file)) {
-      rmSync(file, { force: true });
+    const old = stale(file);
+    if (old !== undefined) {
+      removeStale(file, old);
       continue;
     }
     if (Date.now() > until) {
