@@ -13,7 +13,7 @@ import type { Field } from './pack.js';
 import type { DefinitionsQuery, DefinitionsRepoStatus, IndexedDefinition, ScoredDefinition } from '../search/definitions/definitions-index.js';
 import { isTest } from '../search/definitions/prominence.js';
 import { concepts, corpusStats, scoreSegment, type Postings } from './bm25.js';
-import { DECLARATION, NESTED, PUBLIC, stringAt, TEST, type Pack } from './pack.js';
+import { DECLARATION, DOCUMENTED, NESTED, PUBLIC, stringAt, TEST, type Pack } from './pack.js';
 
 export interface Segment {
   repo: string;
@@ -62,6 +62,8 @@ export interface RankWeights {
   nested: number;
   /** a declaration without a body, */
   declaration: number;
+  /** one without a doc comment (what an API is described by), */
+  undocumented: number;
   /** one under a folder named internal (Go's: not importable from outside), */
   internal: number;
   /** and this to the power of its folder depth (nearer the root first). */
@@ -80,7 +82,7 @@ export interface RankWeights {
  * held-out sets. Without the priors, tests, benchmarks and examples (which repeat an API's words
  * in their names) took the first places of most answers.
  */
-export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
+export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, undocumented: 0.5, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
 
 /** Kinds that answer "what does X": code and the types that hold it (the rest: values, fields). */
 const DOING_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
@@ -179,16 +181,18 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
       filePrior[f] = weights.depth ** depth(path) * (/(^|\/)internal\//.test(path) ? weights.internal : 1);
     }
     const valueKind = kinds.map((k) => !DOING_KINDS.has(k));
-    const table = new Float32Array(32);
-    for (let bits = 0; bits < 32; bits++) {
+    const VALUE = 32;
+    const table = new Float32Array(64);
+    for (let bits = 0; bits < 64; bits++) {
       table[bits] =
         (bits & TEST ? weights.test : 1) *
         (bits & PUBLIC ? 1 : weights.private) *
         (bits & NESTED ? weights.nested : 1) *
         (bits & DECLARATION ? weights.declaration : 1) *
-        (bits & 16 ? weights.value : 1);
+        (bits & DOCUMENTED ? 1 : weights.undocumented) *
+        (bits & VALUE ? weights.value : 1);
     }
-    return (doc: number) => table[defFlags[doc]! | (valueKind[defKind[doc]!] ? 16 : 0)]! * filePrior[defFile[doc]!]!;
+    return (doc: number) => table[(defFlags[doc]! & 31) | (valueKind[defKind[doc]!] ? VALUE : 0)]! * filePrior[defFile[doc]!]!;
   });
 
   const byVector = new Best(LIST_DEPTH);

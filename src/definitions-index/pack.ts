@@ -28,6 +28,7 @@ export const PUBLIC = 1;
 export const TEST = 2;
 export const NESTED = 4;
 export const DECLARATION = 8;
+export const DOCUMENTED = 16;
 
 const MAGIC = 'ZMDP';
 const VERSION = 1;
@@ -106,7 +107,7 @@ export interface Pack {
   defColumn: Uint32Array;
   defKind: Uint8Array;
   defRawKind: Uint16Array;
-  /** What prominence.ts says of each: PUBLIC, TEST, NESTED, DECLARATION bits. */
+  /** What prominence.ts says of each (PUBLIC, TEST, NESTED, DECLARATION bits), and DOCUMENTED. */
   defFlags: Uint8Array;
   names: [number, number];
   nameEnds: Uint32Array;
@@ -207,7 +208,8 @@ export function writePack(file: string, data: RepoData, embedder: Pick<Embedder,
       const seen = { ...def, language: f.language, path: f.path };
       // A script's top-level definition is exported far from its line (`module.exports = valid`): public unless nested.
       const exported = isPublic(seen) || (f.language === 'JavaScript' && !def.parent && !isNested(seen));
-      defFlags[d] = (exported ? PUBLIC : 0) | (isTest(f.path) ? TEST : 0) | (isNested(seen) ? NESTED : 0) | (isDeclaration(seen) ? DECLARATION : 0);
+      defFlags[d] =
+        (exported ? PUBLIC : 0) | (isTest(f.path) ? TEST : 0) | (isNested(seen) ? NESTED : 0) | (isDeclaration(seen) ? DECLARATION : 0) | (def.documentation ? DOCUMENTED : 0);
       names.push(def.name);
       parents.push(def.parent ?? '');
       const text = definitionText(def);
