@@ -82,7 +82,7 @@ export interface RankWeights {
  * held-out sets. Without the priors, tests, benchmarks and examples (which repeat an API's words
  * in their names) took the first places of most answers.
  */
-export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, undocumented: 0.5, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
+export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, undocumented: 1, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
 
 /** Kinds that answer "what does X": code and the types that hold it (the rest: values, fields). */
 const DOING_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
