@@ -184,7 +184,19 @@ async function startAdapter(cli, vars, withDefinitions) {
   client.onclose = () => closing || log(`an adapter (${cli} ${args.join(' ')}) exited; its last log:\n${tail}`);
   await client.connect(transport);
   clients.push(client);
+  pids.set(client, transport.pid);
   return client;
+}
+/** Each adapter's process, for its resident memory. */
+const pids = new Map();
+
+/** Resident memory of a process, in MiB (Linux). */
+function rssMiB(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return Number.NaN;
+  }
 }
 let closing = false;
 
@@ -256,12 +268,37 @@ async function main() {
     }
     log(`pass ${pass + 1} done, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
+  // The same build without its definitions index, over the same set once: what the index adds to memory.
+  for (const [name, cli] of builds) {
+    if (!hasDefinitionsCommand(cli)) continue;
+    for (const c of corpora) {
+      const plain = await startAdapter(cli, { index: c.index, zoekt_url: c.url, definitions: '' }, false);
+      for (const item of c.set) await ask(plain, item);
+      adapters[`${name} without definitions`] = { ...(adapters[`${name} without definitions`] ?? {}), [c.name]: plain };
+    }
+  }
+  for (const [name, byCorpus] of Object.entries(adapters)) {
+    for (const [corpus, client] of Object.entries(byCorpus)) {
+      let figures = '';
+      try {
+        const h = await client.callTool({ name: 'get_health', arguments: {} }, undefined, { timeout: 60_000 });
+        const d = h.structuredContent?.definitions;
+        if (d) figures = `; definitions index: ${d.state}, ${d.repos.reduce((n, r) => n + r.definitions, 0)} definitions, index search p50 ${d.searches.p50_ms} / p95 ${d.searches.p95_ms} / p99 ${d.searches.p99_ms} ms over ${d.searches.searches}, embedding cache hit rate ${d.searches.embedding_cache_hit_rate}`;
+      } catch (e) {
+        figures = `; get_health failed: ${e.message}`;
+      }
+      memory.push(`adapter ${name}, ${corpus}: RSS ${rssMiB(pids.get(client)).toFixed(0)} MiB${figures}`);
+    }
+  }
   closing = true;
   for (const c of clients) await c.close();
   report(corpora, results, definitions);
 }
 
+const memory = [];
+
 function report(corpora, results, definitions) {
+  for (const m of memory) console.log(m);
   console.log(`search_symbols by description, limit ${LIMIT}; node ${process.version}, ${cpus().length} cores, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   console.log(`builds: ${builds.map(([n, cli]) => `${n} = ${cli}`).join('; ')}`);
   for (const d of definitions) console.log(`definitions index, ${d.build}, ${d.corpus}/${d.repo}: ${d.wallS.toFixed(1)} s wall, ${d.cpuS.toFixed(1)} s CPU`);

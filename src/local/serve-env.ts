@@ -73,6 +73,14 @@ export const SERVE_ENV = {
     max: 2_592_000_000,
     description: 'how long a repository that no running client lists stays in the index (a client started again within it finds its index current); what a client does not list is never shown to it',
   },
+  definitions: {
+    env: 'ZOEKT_MCP_SERVE_DEFINITIONS',
+    value: 'N',
+    default: 1,
+    min: 0,
+    max: 1,
+    description: "1: build the definitions index (description search by meaning, docs/definitions.md) beside the index after each index build of a repository; 0: don't (it costs about as much CPU again as Zoekt's own index the first time; description search then matches names)",
+  },
 } as const satisfies Record<string, ServeEnvSpec>;
 
 /** A whole-number variable of SERVE_ENV: its default when unset or empty; throws, naming it, when out of bounds. */

@@ -98,6 +98,7 @@ export function supervisorOptions(parsed: Parsed, root: string): { opts: Supervi
     pollMs: serveEnvNumber(SERVE_ENV.pollMs, process.env),
     keepUnlistedMs: serveEnvNumber(SERVE_ENV.keepUnlistedMs, process.env),
     idleBuildMs: serveEnvNumber(SERVE_ENV.idleBuildMs, process.env),
+    definitions: serveEnvNumber(SERVE_ENV.definitions, process.env) === 1,
     socket: socketFor(data),
     extractorWorker: join(root, 'dist/extractor/worker.js'),
   };
@@ -410,7 +411,8 @@ function startServer(
   if (http) say('serving MCP over HTTP');
   const secret = env('ZOEKT_MCP_CURSOR_SECRET') ? {} : cursorSecretOf(data);
   // The supervisor builds the definitions index there after each index build.
-  const definitions = env('ZOEKT_MCP_DEFINITIONS') || env('ZOEKT_MCP_DEFINITIONS_URL') ? {} : { ZOEKT_MCP_DEFINITIONS: join(data, 'definitions') };
+  const own = serveEnvNumber(SERVE_ENV.definitions, process.env) === 1;
+  const definitions = !own || env('ZOEKT_MCP_DEFINITIONS') || env('ZOEKT_MCP_DEFINITIONS_URL') ? {} : { ZOEKT_MCP_DEFINITIONS: join(data, 'definitions') };
   // ZOEKT_URL only has to be valid here: the runtime asks the URL zoektUrl settles on.
   return server.main(rest, { ...process.env, ZOEKT_URL: 'http://127.0.0.1:1', ...secret, ...definitions }, { local, listed, zoektUrl });
 }

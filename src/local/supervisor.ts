@@ -53,6 +53,8 @@ export interface SupervisorOptions {
   socket: string;
   /** dist/extractor/worker.js: the parse worker of the warm extractor the index builds use. */
   extractorWorker: string;
+  /** Build the definitions index after each index build (ZOEKT_MCP_SERVE_DEFINITIONS). */
+  definitions: boolean;
 }
 
 interface State {
@@ -566,7 +568,7 @@ export class Supervisor {
     this.saveState();
     // Its definitions from the snapshot Zoekt now serves (the shadow's main until the next index).
     const gitDir = shadowDir(this.paths, e);
-    await resolveCommit(gitDir, 'refs/heads/main').then(
+    if (this.opts.definitions) await resolveCommit(gitDir, 'refs/heads/main').then(
       (commit) => this.definitions.request(e.name, gitDir, commit),
       (err: Error) => say(`definitions of ${e.name} not built: ${err.message}`),
     );

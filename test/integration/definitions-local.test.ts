@@ -41,7 +41,7 @@ describe('the local supervisor\'s definitions index', () => {
     const data = join(work, 'data');
     const shadow = shadowDir({ shadows: join(data, 'shadow') } as IndexerPaths, { dir: repo });
     const indexed = () => execFileSync('git', [`--git-dir=${shadow}`, 'rev-parse', 'refs/heads/main'], { encoding: 'utf8' }).trim();
-    const c = await spawnServe({ data, repos: repo });
+    const c = await spawnServe({ data, repos: repo, extra: { ZOEKT_MCP_SERVE_DEFINITIONS: '1' } });
     try {
       await allIndexed(c.client);
       const first = await waitFor('the first definitions build', async () => definitions(data), 30_000);

@@ -34,6 +34,9 @@ export function serveEnv(e: LocalEnv): Record<string, string> {
     ZOEKT_MCP_LINGER_MS: String(e.lingerMs ?? 0),
     ZOEKT_MCP_POLL_MS: String(e.pollMs ?? 300),
     ZOEKT_MCP_LOG_LEVEL: 'warn',
+    // The definitions index has tests of its own (definitions-local, describe-meaning): these
+    // test the index of the text, and need not build it besides.
+    ZOEKT_MCP_SERVE_DEFINITIONS: '0',
     ...(e.repos ? { ZOEKT_MCP_REPOS: e.repos } : {}),
     ...e.extra,
   };
