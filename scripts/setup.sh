@@ -183,7 +183,7 @@ for step in "${steps[@]}"; do
       # The regex tests compare search_code with rg (test/support/rg.ts): Debian's package, as
       # scripts/install-zoekt.sh installs Universal Ctags.
       if ! command -v rg >/dev/null 2>&1; then
-        if [ "$(id -u)" -eq 0 ]; then apt=(apt-get); elif command -v sudo >/dev/null 2>&1; then apt=(sudo -n apt-get); else apt=(); fi
+        if [ "$(id -u)" -eq 0 ]; then apt=(apt-get -o DPkg::Lock::Timeout=300); elif command -v sudo >/dev/null 2>&1; then apt=(sudo -n apt-get -o DPkg::Lock::Timeout=300); else apt=(); fi
         if [ ${#apt[@]} -eq 0 ] || ! command -v apt-get >/dev/null 2>&1; then
           echo "setup: ripgrep (rg) is missing and cannot be installed here: install it (Debian/Ubuntu: apt-get install ripgrep; macOS: brew install ripgrep)" >&2
           exit 1
