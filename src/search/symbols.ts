@@ -41,7 +41,7 @@ import { findReferences, type ReferenceOutput } from './references.js';
 import { candidatesBound, rankFiles, type Matcher, type Ranked, type Ranking, type SymbolSearchArgs } from './symbols/ranking.js';
 import { exactInOne, nameMatcher, PLAN_SHARE, planNames } from './symbols/by-name.js';
 import { checkedDescription, descriptionMatcher } from './symbols/by-description.js';
-import { meaningPage, MEANING_DEPTH, type MeaningPage } from './symbols/by-meaning.js';
+import { meaningPage, type MeaningPage } from './symbols/by-meaning.js';
 import { DefinitionsIndexUnavailable, type DefinitionsIndex } from './definitions/definitions-index.js';
 
 export type { SymbolSearchArgs } from './symbols/ranking.js';
