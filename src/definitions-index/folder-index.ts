@@ -13,6 +13,7 @@ import { DefinitionsIndexError, MANIFEST, readManifest, type Manifest } from './
 import { packPostings, searchSegments, type Segment } from './memory-engine.js';
 import { PackError, readPack } from './pack.js';
 import { SearchFigures } from './search-figures.js';
+import { LRUCache } from 'lru-cache';
 
 export class FolderDefinitionsIndex implements DefinitionsIndex {
   private segments = new Map<string, Segment>();
@@ -21,6 +22,11 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
   private readonly unreadable = new Map<string, string>();
   private problem: string | undefined;
   private readonly figures = new SearchFigures();
+  /**
+   * The description's dot product with every row of the model (rowDots: 7.5 M multiplications, a
+   * third of a search), kept for the descriptions asked last: a walk asks each page with the same one.
+   */
+  private readonly dots = new LRUCache<string, Float32Array>({ max: 16 });
 
   constructor(
     readonly dir: string,
@@ -92,7 +98,12 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
     this.refresh();
     const segments = [...this.segments.values()];
     const vector = this.figures.vectorOf(query.text, (t) => this.embedder.embed([t])[0]!);
-    const answer = searchSegments(segments, query, this.embedder.rowDots(vector));
+    let dots = this.dots.get(query.text);
+    if (!dots) {
+      dots = this.embedder.rowDots(vector);
+      this.dots.set(query.text, dots);
+    }
+    const answer = searchSegments(segments, query, dots);
     this.figures.took(performance.now() - started);
     return { ...answer, generations: new Map(segments.map((s) => [s.repo, s.generation])) };
   }

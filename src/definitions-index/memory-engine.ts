@@ -101,6 +101,11 @@ class Best {
   readonly owners: [number, number][] = [];
   constructor(private readonly depth: number) {}
 
+  /** Whether a score this high would enter the list. */
+  couldTake(score: number): boolean {
+    return this.scores.length < this.depth || score > this.scores[this.scores.length - 1]!;
+  }
+
   offer(score: number, segment: number, doc: number): void {
     const n = this.scores.length;
     if (n === this.depth && score <= this.scores[n - 1]!) return;
@@ -172,28 +177,7 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
 
   // Each list ranks by its score × the definition's prior: what an agent asking in words most
   // likely wants (code, public, outside tests, with a body) before what merely says the same.
-  const priors = segments.map((s, si) => {
-    if (!masks[si]) return () => 0;
-    const { defFlags, defKind, kinds, defFile } = s.pack;
-    const filePrior = new Float32Array(s.pack.files);
-    for (let f = 0; f < s.pack.files; f++) {
-      const path = pathOf(s.pack, f);
-      filePrior[f] = weights.depth ** depth(path) * (/(^|\/)internal\//.test(path) ? weights.internal : 1);
-    }
-    const valueKind = kinds.map((k) => !DOING_KINDS.has(k));
-    const VALUE = 32;
-    const table = new Float32Array(64);
-    for (let bits = 0; bits < 64; bits++) {
-      table[bits] =
-        (bits & TEST ? weights.test : 1) *
-        (bits & PUBLIC ? 1 : weights.private) *
-        (bits & NESTED ? weights.nested : 1) *
-        (bits & DECLARATION ? weights.declaration : 1) *
-        (bits & DOCUMENTED ? 1 : weights.undocumented) *
-        (bits & VALUE ? weights.value : 1);
-    }
-    return (doc: number) => table[(defFlags[doc]! & 31) | (valueKind[defKind[doc]!] ? VALUE : 0)]! * filePrior[defFile[doc]!]!;
-  });
+  const priors = segments.map((s, si) => (masks[si] ? priorOf(s.pack, weights) : () => 0));
 
   const byVector = new Best(LIST_DEPTH);
   // A description with no token the model knows ('🔥') has no meaning to rank by.
@@ -215,11 +199,16 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
     const mask = masks[si];
     if (!mask || meaningless) return;
     const prior = priors[si]!;
-    const { defText } = s.pack;
-    for (let doc = 0; doc < mask.length; doc++) {
-      if (!mask[doc]) continue;
-      const c = cosineOf(si, defText[doc]!);
-      if (c > 0) byVector.offer(c * prior(doc), si, doc);
+    const { textDefs, textDefEnds } = s.pack;
+    // Text by text: a text whose cosine cannot beat the list's last (priors are at most 1) costs
+    // no look at its definitions.
+    for (let t = 0, from = 0; t < s.pack.texts; from = textDefEnds[t]!, t++) {
+      const c = cosineOf(si, t);
+      if (c <= 0 || !byVector.couldTake(c)) continue;
+      for (let k = from, to = textDefEnds[t]!; k < to; k++) {
+        const doc = textDefs[k]!;
+        if (mask[doc]) byVector.offer(c * prior(doc), si, doc);
+      }
     }
   });
 
@@ -305,6 +294,38 @@ export function queryWords(query: DefinitionsQuery): { words: string[]; weights:
     for (const c of concepts(word)) if ((weights.get(c) ?? 0) < weight) weights.set(c, weight);
   }
   return { words: [...weights.keys()], weights };
+}
+
+/** Each pack's prior per file, kept while the weights are the same (a path read per file costs ~1 µs). */
+const filePriors = new WeakMap<Pack, { weights: RankWeights; priors: Float32Array }>();
+
+/** A definition's prior: what an agent asking in words most likely wants (priors ≤ 1). */
+function priorOf(pack: Pack, weights: RankWeights): (doc: number) => number {
+  const { defFlags, defKind, kinds, defFile } = pack;
+  let kept = filePriors.get(pack);
+  if (kept?.weights !== weights) {
+    const priors = new Float32Array(pack.files);
+    for (let f = 0; f < pack.files; f++) {
+      const path = pathOf(pack, f);
+      priors[f] = weights.depth ** depth(path) * (/(^|\/)internal\//.test(path) ? weights.internal : 1);
+    }
+    kept = { weights, priors };
+    filePriors.set(pack, kept);
+  }
+  const filePrior = kept.priors;
+  const valueKind = kinds.map((k) => !DOING_KINDS.has(k));
+  const VALUE = 32;
+  const table = new Float32Array(64);
+  for (let bits = 0; bits < 64; bits++) {
+    table[bits] =
+      (bits & TEST ? weights.test : 1) *
+      (bits & PUBLIC ? 1 : weights.private) *
+      (bits & NESTED ? weights.nested : 1) *
+      (bits & DECLARATION ? weights.declaration : 1) *
+      (bits & DOCUMENTED ? 1 : weights.undocumented) *
+      (bits & VALUE ? weights.value : 1);
+  }
+  return (doc: number) => table[(defFlags[doc]! & 31) | (valueKind[defKind[doc]!] ? VALUE : 0)]! * filePrior[defFile[doc]!]!;
 }
 
 /** One definition of a segment, as the port has it (no signature or documentation: Zoekt gives those). */
