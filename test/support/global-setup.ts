@@ -46,9 +46,10 @@ function setupBeside(steps: string[]): Promise<Error | undefined> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Indexing needs Zoekt and the built extractor (the build carries the embedding model); what only
   // tests need (Zoekt's query parser, the linters, the protocol clients, Helm, ripgrep, the model's
-  // Python truth) is checked, or built on a new machine, beside it.
+  // Python truth, Weaviate's server) is checked, or built on a new machine, beside it: here, where
+  // no hook's timeout runs (Weaviate takes five to ten minutes to build the first time).
   execFileSync('bash', [join(ROOT, 'scripts/setup.sh'), 'zoekt', 'model', 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const rest = setupBeside(['parser', 'lint', 'protocol', 'helm', 'ripgrep', 'modeltruth']);
+  const rest = setupBeside(['parser', 'lint', 'protocol', 'helm', 'ripgrep', 'modeltruth', 'weaviate']);
   const workDir = mkdtempSync(join(tmpdir(), 'zoekt-mcp-test-'));
   // The index builds of the tests pass their files to one warm extractor, as the local
   // supervisor's do (src/extractor/service.ts); a test of the extractor started cold says so. It
