@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Embedder } from '../model/embedder.js';
-import type { DefinitionsAnswer, DefinitionsIndex, DefinitionsIndexStatus, DefinitionsQuery } from '../search/definitions/definitions-index.js';
+import { DefinitionsIndexUnavailable, type DefinitionsAnswer, type DefinitionsIndex, type DefinitionsIndexStatus, type DefinitionsQuery } from '../search/definitions/definitions-index.js';
 import { DefinitionsIndexError, MANIFEST, readManifest, type Manifest } from './format.js';
 import { packPostings, searchSegments, type Segment } from './memory-engine.js';
 import { PackError, readPack } from './pack.js';
@@ -97,6 +97,12 @@ export class FolderDefinitionsIndex implements DefinitionsIndex {
     const started = performance.now();
     this.refresh();
     const segments = [...this.segments.values()];
+    if (segments.length === 0) {
+      const building = this.manifest?.building?.length;
+      throw new DefinitionsIndexUnavailable(
+        this.problem ?? (building ? `the definitions index in ${this.dir} is being built` : `the definitions index in ${this.dir} holds no repository yet`),
+      );
+    }
     const vector = this.figures.vectorOf(query.text, (t) => this.embedder.embed([t])[0]!);
     let dots = this.dots.get(query.text);
     if (!dots) {

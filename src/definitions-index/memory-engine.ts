@@ -10,7 +10,7 @@
  * size, and none would be exact.
  */
 import type { Field } from './pack.js';
-import type { DefinitionsQuery, DefinitionsRepoStatus, IndexedDefinition, ScoredDefinition } from '../search/definitions/definitions-index.js';
+import { RELATED_NAMES, type DefinitionsQuery, type DefinitionsRepoStatus, type IndexedDefinition, type ScoredDefinition } from '../search/definitions/definitions-index.js';
 import { isTest } from '../search/definitions/prominence.js';
 import { concepts, corpusStats, scoreSegment, type Postings } from './bm25.js';
 import { DECLARATION, DOCUMENTED, NESTED, PUBLIC, stringAt, TEST, type Pack } from './pack.js';
@@ -365,8 +365,6 @@ function depth(path: string): number {
   return n;
 }
 
-/** How many related names a hit carries. */
-const RELATED = 4;
 
 /**
  * Definitions beside one: its siblings under the same parent in its file; without a parent, the
@@ -379,11 +377,11 @@ function relatedTo(pack: Pack, doc: number): string[] {
   const name = stringAt(pack, pack.names, pack.nameEnds, doc);
   const out: string[] = [];
   const consider = (o: number) => {
-    if (out.length >= RELATED || stringAt(pack, pack.parents, pack.parentEnds, o) !== parent) return;
+    if (out.length >= RELATED_NAMES || stringAt(pack, pack.parents, pack.parentEnds, o) !== parent) return;
     const other = stringAt(pack, pack.names, pack.nameEnds, o);
     if (other !== name && !out.includes(other)) out.push(other);
   };
-  for (let step = 1; out.length < RELATED && step < 200; step++) {
+  for (let step = 1; out.length < RELATED_NAMES && step < 200; step++) {
     const before = doc - step >= 0 && pack.defFile[doc - step] === file ? doc - step : -1;
     const after = doc + step < pack.definitions && pack.defFile[doc + step] === file ? doc + step : -1;
     if (before < 0 && after < 0) break;

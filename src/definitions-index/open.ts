@@ -56,16 +56,10 @@ export class OnFirstUse implements DefinitionsIndex {
     } catch (e) {
       throw new DefinitionsIndexUnavailable(`the embedding model cannot be loaded: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const status = index instanceof FolderDefinitionsIndex ? await index.status() : undefined;
-    if (status && status.repos.length === 0) {
-      throw new DefinitionsIndexUnavailable(
-        status.error ?? (status.state === 'building' ? `the definitions index in ${this.location} is being built` : `the definitions index in ${this.location} holds no repository yet`),
-      );
-    }
     try {
       return await index.search(query, signal);
     } catch (e) {
-      if (signal?.aborted) throw e;
+      if (signal?.aborted || e instanceof DefinitionsIndexUnavailable) throw e;
       // An engine down or holding another model: names answer meanwhile, and the hint says why.
       throw new DefinitionsIndexUnavailable(`the definitions index at ${this.location} cannot answer (${e instanceof Error ? e.message : String(e)})`);
     }

@@ -3,6 +3,7 @@
  * retries of connection failures (a server restarting, a pod rescheduled), and every failure made
  * a ToolError where its cause is seen. Only this module knows how Weaviate answers on the wire.
  */
+import { errorCode, untilDeadline } from '../request-errors.js';
 import type { Agent, Dispatcher } from 'undici';
 import pRetry, { AbortError } from 'p-retry';
 import { ToolError } from '../errors.js';
@@ -132,7 +133,7 @@ export class WeaviateClient {
         method,
         headers: payload === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json', accept: 'application/json' },
         ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-        signal: combine(signal, deadline),
+        signal: untilDeadline(signal, deadline),
       });
       return { status: res.statusCode, text: await res.body.text() };
     } catch (err) {
@@ -178,25 +179,4 @@ function errorText(text: string): string {
     // Not JSON: the text itself.
   }
   return text.trim().slice(0, 500) || 'no message';
-}
-
-/** undici and Node put the system error code on the error or on its cause. */
-function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR') return code;
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0) {
-      e = errors[0];
-      continue;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function combine(signal: AbortSignal | undefined, deadline: number): AbortSignal {
-  const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }

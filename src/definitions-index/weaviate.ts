@@ -9,12 +9,13 @@
  */
 import { ToolError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type {
-  DefinitionsAnswer,
-  DefinitionsIndex,
-  DefinitionsIndexStatus,
-  DefinitionsQuery,
-  ScoredDefinition,
+import {
+  RELATED_NAMES,
+  type DefinitionsAnswer,
+  type DefinitionsIndex,
+  type DefinitionsIndexStatus,
+  type DefinitionsQuery,
+  type ScoredDefinition,
 } from '../search/definitions/definitions-index.js';
 import { queryWords } from './memory-engine.js';
 import { SearchFigures } from './search-figures.js';
@@ -75,8 +76,6 @@ export interface WeaviateIndexOptions {
 /** The vector list's weight (see Fusion). */
 export const DEFAULT_ALPHA = 0.8;
 
-/** How many related names a hit carries (as the in-process engine). */
-const RELATED = 4;
 /** At most this many repositories are read from the record class (one Get). */
 const MAX_REPOS = 10_000;
 /** The siblings read for a page's related names: a page's files, bounded. */
@@ -330,7 +329,7 @@ export class WeaviateDefinitionsIndex implements DefinitionsIndex {
       const out: string[] = [];
       const siblings = (byScope.get(scopes[i]!) ?? []).sort((a, b) => Math.abs(a.line - line) - Math.abs(b.line - line) || a.line - b.line);
       for (const s of siblings) {
-        if (out.length >= RELATED) break;
+        if (out.length >= RELATED_NAMES) break;
         if (s.name !== h.props.name && !out.includes(s.name)) out.push(s.name);
       }
       return out;

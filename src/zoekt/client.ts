@@ -3,6 +3,7 @@
  * every call, retries of transient failures, and the classification of every failure into a
  * ToolError at the place where its cause is known.
  */
+import { errorCode, untilDeadline } from '../request-errors.js';
 import type { Agent } from 'undici';
 import pRetry, { AbortError } from 'p-retry';
 import { deadlineWithin } from '../deadline.js';
@@ -296,7 +297,7 @@ export class ZoektClient {
       const dispatcher = await this.dispatcher();
       const res = await undici!.request(dispatcher, url, {
         method: 'GET',
-        signal: combine(signal, deadline),
+        signal: untilDeadline(signal, deadline),
       });
       const body = await res.body.text();
       return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body };
@@ -368,7 +369,7 @@ export class ZoektClient {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(payload),
-        signal: combine(signal, deadline),
+        signal: untilDeadline(signal, deadline),
       });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
@@ -500,25 +501,4 @@ function parseErrorBody(body: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** undici and Node put the system error code on the error or on its cause. */
-function errorCode(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code !== 'UND_ERR') return code;
-    const errors = (e as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0) {
-      e = errors[0];
-      continue;
-    }
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function combine(signal: AbortSignal | undefined, deadline: number): AbortSignal {
-  const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }

@@ -59,6 +59,9 @@ export interface DefinitionsQuery {
   limit: number;
 }
 
+/** How many related names a hit carries, whatever the engine. */
+export const RELATED_NAMES = 4;
+
 export interface ScoredDefinition {
   definition: IndexedDefinition;
   /** The fused score, higher is better (0–1). */
@@ -66,7 +69,7 @@ export interface ScoredDefinition {
   /** 1-based ranks in each list it came from; absent when it was not among that list's best. */
   vectorRank?: number;
   textRank?: number;
-  /** Other definitions beside it: of the same parent, or of the same file when it has none. */
+  /** Other definitions beside it (at most RELATED_NAMES): of the same parent, or of the same file when it has none. */
   related: string[];
 }
 
