@@ -82,7 +82,7 @@ export interface RankWeights {
  * held-out sets. Without the priors, tests, benchmarks and examples (which repeat an API's words
  * in their names) took the first places of most answers.
  */
-export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, undocumented: 1, internal: 0.5, depth: 0.9, fusion: 'rrf', beta: 0.5 };
+export const WEIGHTS: RankWeights = { vector: 1, text: 1, name: 2, test: 0.2, value: 0.5, private: 0.3, nested: 0.3, declaration: 0.8, undocumented: 0.3, internal: 0.5, depth: 0.9, fusion: 'score', beta: 0.3 };
 
 /** Kinds that answer "what does X": code and the types that hold it (the rest: values, fields). */
 const DOING_KINDS = new Set(['function', 'method', 'class', 'struct', 'interface', 'trait', 'type', 'enum', 'module', 'namespace']);
@@ -314,6 +314,10 @@ function priorOf(pack: Pack, weights: RankWeights): (doc: number) => number {
   }
   const filePrior = kept.priors;
   const valueKind = kinds.map((k) => !DOING_KINDS.has(k));
+  // Where a repository documents its API, a definition without a doc comment is seldom what a
+  // description means; where it documents nothing, the lack says nothing: the factor goes to 1 as
+  // the share of its public definitions with a doc comment goes to 0.
+  const undocumented = 1 - (1 - weights.undocumented) * Math.min(1, documentedShare(pack) / DOCUMENTED_API);
   const VALUE = 32;
   const table = new Float32Array(64);
   for (let bits = 0; bits < 64; bits++) {
@@ -322,10 +326,37 @@ function priorOf(pack: Pack, weights: RankWeights): (doc: number) => number {
       (bits & PUBLIC ? 1 : weights.private) *
       (bits & NESTED ? weights.nested : 1) *
       (bits & DECLARATION ? weights.declaration : 1) *
-      (bits & DOCUMENTED ? 1 : weights.undocumented) *
+      (bits & DOCUMENTED ? 1 : undocumented) *
       (bits & VALUE ? weights.value : 1);
   }
   return (doc: number) => table[(defFlags[doc]! & 31) | (valueKind[defKind[doc]!] ? VALUE : 0)]! * filePrior[defFile[doc]!]!;
+}
+
+/**
+ * The share of public functions and types outside tests at or past which a repository counts as
+ * one that documents its API (Go's source, CPython's Lib: 0.42–0.43, counting their commands and
+ * tools; TypeScript's lib: 0.57; /usr/include: 0.23).
+ */
+const DOCUMENTED_API = 0.4;
+const documentedShares = new WeakMap<Pack, number>();
+
+/** The share of a pack's public functions and types outside tests that carry a doc comment. */
+function documentedShare(pack: Pack): number {
+  let share = documentedShares.get(pack);
+  if (share === undefined) {
+    const doing = pack.kinds.map((k) => DOING_KINDS.has(k));
+    let api = 0;
+    let documented = 0;
+    for (let d = 0; d < pack.definitions; d++) {
+      const flags = pack.defFlags[d]!;
+      if ((flags & (PUBLIC | TEST | NESTED)) !== PUBLIC || !doing[pack.defKind[d]!]) continue;
+      api++;
+      if (flags & DOCUMENTED) documented++;
+    }
+    share = api ? documented / api : 0;
+    documentedShares.set(pack, share);
+  }
+  return share;
 }
 
 /** One definition of a segment, as the port has it (no signature or documentation: Zoekt gives those). */

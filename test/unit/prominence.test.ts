@@ -11,6 +11,8 @@ describe('isPublic', () => {
     [def('TypeScript', 'createServer', 'export async function createServer(config) {'), true],
     [def('TypeScript', 'createServer', 'const { createServer } = foo'), false],
     [def('TypeScript', 'internal', 'function internal() {'), false],
+    [def('TypeScript', 'Partial', 'type Partial<T> = {', { path: 'lib.es5.d.ts' }), true],
+    [def('TypeScript', 'setTimeout', 'declare function setTimeout(handler: TimerHandler): number;'), true],
     [def('TypeScript', 'find', 'find(id: string) {', { parent: 'UserService' }), true],
     [def('TypeScript', 'repo', 'private readonly repo: Repo;', { parent: 'UserService' }), false],
     [def('JavaScript', '#secret', '#secret = 1;', { parent: 'A' }), false],

@@ -70,7 +70,8 @@ export function isPublic(d: Definition): boolean {
     case 'TSX':
     case 'JavaScript':
       if (member) return !word(line, 'private') && !word(line, 'protected') && !d.name.startsWith('#');
-      return word(line, 'export') || /^(module\.)?exports\./.test(line);
+      // A declaration file's top level is what its users see (TypeScript's lib.*.d.ts: globals, no `export`).
+      return word(line, 'export') || word(line, 'declare') || /\.d\.[cm]?ts$/.test(d.path) || /^(module\.)?exports\./.test(line);
     case 'Python':
       return !d.name.startsWith('_') || (d.name.startsWith('__') && d.name.endsWith('__'));
     case 'Rust':
