@@ -15,7 +15,7 @@ import { clip, fewer, fitPage, halve, lessOne, looksBinary, MAX_LINE_CHARS, shor
 import { indexAgeField } from './vocab/freshness.js';
 import type { Searcher } from './engine/searcher.js';
 import { resolveBranch, type BranchChoice } from './vocab/branches.js';
-import { NotIndexedInScope, skippedInScope } from './engine/skipped.js';
+import { NotIndexedInScope, skippedInScope, skipReason } from './engine/skipped.js';
 
 export const SEARCH_CODE = 'search_code';
 
@@ -59,6 +59,8 @@ const CodeFileResult = z.object({
   path_match: z.boolean().optional(),
   /** The file's text is binary (NUL bytes, or bytes that are not text): its lines are not shown. */
   binary: z.boolean().optional(),
+  /** The indexer kept no text of this file (too_large, binary, …): found by its name or the index's stand-in for its text, no line shown. */
+  not_indexed: z.string().optional(),
   matches: z.array(CodeMatch),
   omitted_matches: z.number().int(),
   /** Zoekt was asked for this file's first matches only: `omitted_matches` is a lower bound. */
@@ -184,20 +186,21 @@ async function searchCodePage(searcher: Searcher, args: CodeSearchArgs, budget: 
   // The first page says which files in scope the indexer skipped; asked while the page is fetched.
   const scopeParts = [...filterParts(args), branch && q.branch(branch.branch)].filter((p): p is q.QueryPart => Boolean(p));
   const skipped = args.cursor === undefined ? skippedInScope(searcher, scopeParts, signal).catch(() => undefined) : Promise.resolve(undefined);
+  const scopeQuery = q.render(q.and(...scopeParts));
   const page = await paginate({
     tool: SEARCH_CODE,
     cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
-      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal, ...matchCaps(limit, maxPerFile) }, offset, limit);
+      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal, scopeQuery, ...matchCaps(limit, maxPerFile) }, offset, limit);
       return { ...walked, items: walked.files };
     },
     emptyHint: async () => zeroResultHint(searcher, args, branch, await skipped, signal),
     narrowHint: 'Ask for less: a more specific query, fewer context_lines or max_matches_per_file, a lower limit, or paths, languages or repos filters.',
   });
   const notIndexed = await skipped;
-  const notes = [args.literal || args.regex || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note, page.short];
+  const notes = [args.literal || args.regex || page.offset > 0 ? undefined : splitRegexHint(args.query), page.offset > 0 ? undefined : branch?.note, page.offset > 0 ? undefined : page.order, page.short];
   const stats = { files: page.total, matches: page.matches, duration_ms: Date.now() - started, complete: page.complete };
   const make = (s: Record<CodeDial, number>, truncated: CodeSearchOutput['truncated']): CodeSearchOutput => {
     const out: CodeSearchOutput = {
@@ -334,6 +337,7 @@ export function toFileResult(file: FileHit, contextLines: number, maxPerFile: nu
     omitted_matches: binary ? matchLines.length : matchLines.length - shown.length,
   };
   if (binary) result.binary = true;
+  if (file.notIndexed) result.not_indexed = skipReason(file.notIndexed);
   if (file.matchesCut) result.omitted_at_least = true;
   if (file.branches.length) result.branches = file.branches;
   if (file.version) result.version = file.version;

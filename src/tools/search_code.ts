@@ -25,6 +25,7 @@ export function renderCode(out: CodeSearchOutput): string {
     lines.push('', `${r.repo}/${r.path}${extra ? ` (${extra})` : ''}`);
     const atLeast = r.omitted_at_least ? 'at least ' : '';
     if (r.binary) lines.push(`binary content: ${atLeast}${r.omitted_matches} matching line(s) not shown`);
+    if (r.not_indexed) lines.push(`text not indexed (${r.not_indexed}): its lines were not searched`);
     for (const m of r.matches) {
       (m.before ?? []).forEach((t, i) => lines.push(`${m.line - (m.before!.length - i)}- ${t}`));
       const sym = m.symbol ? `  [${m.symbol.kind} ${m.symbol.parent ? `${m.symbol.parent}.` : ''}${m.symbol.name}]` : '';
@@ -49,7 +50,7 @@ export const searchCodeTool = defineTool({
   name: SEARCH_CODE,
   title: 'Search code',
   description: [
-    'Search file contents: ranked files and matched lines.',
+    'Search file contents: ranked files and matched lines (terms in nearly every file: by path).',
     'Query: RE2 regexes split at spaces, ANDed; file:, lang:, repo:, sym:, case:yes; - negates; or; ( ).',
     'regex: true: one regex, spaces and ( ) included; literal: true: exact text.',
     'Lists page: pass next_cursor back as cursor, same arguments.',

@@ -111,6 +111,24 @@ export interface FileHit {
 /** What Zoekt stores instead of the text of a file it skipped (index/shard_builder.go, document.go). */
 const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too few trigrams|contains binary content|contains too many trigrams|object missing from repository)$/;
 
+/**
+ * The file as a search of its content found it, without the match in the placeholder Zoekt
+ * stores for a file it skipped (`e`, `limit` or `the` match "NOT-INDEXED: exceeds the maximum
+ * size limit", which is not the file's text): marked `notIndexed` instead. Whether its name
+ * matched is not known (Zoekt reports the content match), so the file stays, without lines. The
+ * placeholder is the document's one line; a file whose whole first line reads the same is taken
+ * for one.
+ */
+export function withoutPlaceholder(file: FileHit): FileHit {
+  let reason: string | undefined;
+  const chunks = file.chunks.filter((c) => {
+    const skipped = !c.fileName && c.startLine === 1 && c.lines.length === 1 ? NOT_INDEXED.exec(c.lines[0]!)?.[1] : undefined;
+    reason ??= skipped;
+    return skipped === undefined;
+  });
+  return reason === undefined ? file : { ...file, chunks, notIndexed: reason };
+}
+
 export interface SearchStatsOut {
   /** Files with a match: exact when `stopped` is absent, a lower bound otherwise. */
   fileCount: number;

@@ -5,15 +5,15 @@
  * that says how to narrow. Every line shown is checked against the file on disk.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, connectStdio, ok, textOf, type Connected } from '../support/mcp.js';
-import { fileLines } from '../support/truth.js';
+import { call, connectStdio, ok, textOf, walkPages, type Connected } from '../support/mcp.js';
+import { fileLines, filesMatching, indexedFiles, scanCorpus } from '../support/truth.js';
 
 interface Match {
   line: number;
   text: string;
 }
 interface CodeOut {
-  results: { path: string; matches: Match[]; path_match?: boolean; omitted_matches: number; omitted_at_least?: true }[];
+  results: { path: string; matches: Match[]; path_match?: boolean; omitted_matches: number; omitted_at_least?: true; not_indexed?: string }[];
   stats: { complete: boolean; files: number };
   partial?: { reason: string; hint: string };
   next_cursor?: string;
@@ -112,5 +112,76 @@ describe('broad queries on the Go tree answer partially, never fail', { timeout:
     expect(out.symbols.length).toBeGreaterThan(0);
     expect(out.partial?.hint).toMatch(/Narrow/);
     for (const s of out.symbols.slice(0, 20)) expect(fileLines(srcRoot, s.path)[s.line - 1]).toContain(s.name);
+  });
+});
+
+/**
+ * A query with thousands of matches in nearly every file is crowded: ranking it would evaluate
+ * every match of every file, so it is walked by path, each page checking the files in scope from
+ * where the last one stopped. The truth is the tree itself: the files Zoekt indexes with their
+ * text, read from disk, that hold a match.
+ */
+describe('crowded queries walk every file in path order', { timeout: 240_000 }, () => {
+  type Page = CodeOut & { hint?: string };
+  const paths = (pages: Page[]) => pages.flatMap((p) => p.results.map((r) => r.path));
+
+  it("search_code e: the first 150 files are the tree's first 150 holding an e, in path order, each with its first lines", async () => {
+    // A bare term matches paths too; a file the indexer skipped is there by its name or by the
+    // index's stand-in for its text ("NOT-INDEXED: contains binary content", which holds an e).
+    const byContent = filesMatching(srcRoot, indexedFiles(srcRoot), /e/i);
+    const corpus = scanCorpus(srcRoot);
+    const want = corpus.all.filter((p) => /e/i.test(p) || byContent.has(p) || corpus.skipped.has(p));
+    const indexed = new Set(corpus.indexed);
+    const { pages, texts } = await walkPages<Page>(mcp.client, 'search_code', { query: 'e', limit: 10, context_lines: 0 }, 15);
+    expect(pages).toHaveLength(15);
+    expect(texts[0]).toMatch(/path order/);
+    const got = paths(pages);
+    // Short pages (a busy machine) only move where the next page starts, never what it holds.
+    expect(got).toEqual(want.slice(0, got.length));
+    expect(got.length).toBeGreaterThanOrEqual(100);
+    for (const page of pages) {
+      expect(page.stats.complete).toBe(false);
+      for (const r of page.results) {
+        if (!indexed.has(r.path)) {
+          expect(r.not_indexed, r.path).toBeDefined();
+          expect(r.matches).toEqual([]);
+          continue;
+        }
+        const matching = fileLines(srcRoot, r.path).flatMap((l, i) => (/e/i.test(l) ? [i + 1] : []));
+        // Its first five lines; or, when Zoekt was asked for a few of its matches only (a line may
+        // hold many), matching lines in order and a count of the rest that is a lower bound.
+        if (r.omitted_at_least) {
+          expect(r.matches.length).toBeGreaterThan(0);
+          for (const m of r.matches) expect(matching, r.path).toContain(m.line);
+          expect(r.matches.length + r.omitted_matches).toBeLessThanOrEqual(matching.length);
+        } else {
+          expect(r.matches.map((m) => m.line), r.path).toEqual(matching.slice(0, Math.min(5, matching.length)));
+        }
+      }
+    }
+  });
+
+  it('search_code . within paths: every file of the scope once, by path, to the last page', async () => {
+    const scope = (p: string) => p.startsWith('strings/') || p.startsWith('bytes/');
+    const want = indexedFiles(srcRoot).filter(scope);
+    const { pages } = await walkPages<Page>(mcp.client, 'search_code', { query: '.', limit: 10, paths: ['strings/**', 'bytes/**'] }, 200);
+    expect(pages.at(-1)!.next_cursor).toBeUndefined();
+    expect(paths(pages)).toEqual(want);
+    for (const page of pages) for (const r of page.results) for (const m of r.matches) expect(fileLines(srcRoot, r.path)[m.line - 1]).toContain(m.text.replace(/…$/, ''));
+  });
+
+  it("never shows the index's stand-in for a skipped file's text as a matching line", async () => {
+    const corpus = scanCorpus(srcRoot);
+    const binary = [...corpus.skipped].filter(([, why]) => why === 'binary').map(([p]) => p);
+    expect(binary.length).toBeGreaterThan(0);
+    const { pages, texts } = await walkPages<CodeOut>(mcp.client, 'search_code', { query: 'binary content', regex: true, limit: 50 });
+    const results = pages.flatMap((p) => p.results);
+    const want = [...filesMatching(srcRoot, corpus.indexed, /binary content/i), ...binary].sort();
+    expect(results.map((r) => r.path).sort()).toEqual(want);
+    for (const r of results) {
+      for (const m of r.matches) expect(fileLines(srcRoot, r.path)[m.line - 1]).toContain(m.text);
+      if (binary.includes(r.path)) expect(r).toMatchObject({ not_indexed: 'binary', matches: [] });
+    }
+    expect(texts[0]).toContain('text not indexed (binary)');
   });
 });

@@ -39,6 +39,8 @@ import { grouped, NARROW_HINT, zoektPartial, type Partial } from './completeness
 import { comparePaths, fileId, FILE_ORDER, type Searcher, type WalkLimits } from './searcher.js';
 import { sortRanked } from './paging.js';
 import { derived, windowId, type Window } from './window-cache.js';
+import { deadlineWithin, withDeadline } from '../../deadline.js';
+import { ToolError } from '../../errors.js';
 
 export interface FileWalkRequest {
   query: string;
@@ -52,6 +54,11 @@ export interface FileWalkRequest {
   matchesPerFile?: number | undefined;
   /** The ranked windows' match budget per shard (see above); absent, the server's whole budget. */
   shardMatches?: number | undefined;
+  /**
+   * The call's filters alone, without its search term ('' for none): the files a crowded walk
+   * goes through by path (see crowdedWalk). Absent, a crowded query ranks under the whole budget.
+   */
+  scopeQuery?: string | undefined;
 }
 
 export interface FileWalkPage {
@@ -69,7 +76,21 @@ export interface FileWalkPage {
   nextOffset?: number;
   /** Why the page is short of `limit` files though more follow. */
   short?: string;
+  /** How the walk orders its files, when not by relevance first (a crowded query: by path). */
+  order?: string;
 }
+
+/**
+ * How long a crowded walk's page goes on checking files, from the call's start, and how much of
+ * the call's deadline it leaves for the reply: a page answers in about two seconds however many
+ * matches its files hold, and short, with a cursor, rather than late.
+ */
+const CROWDED_PAGE_MS = 1_500;
+const CROWDED_REPLY_MS = 400;
+/** How long a first round may take before the listing a crowded walk needs is started beside it. */
+const CROWDED_LISTING_AFTER_MS = 250;
+/** The most files one block of a crowded walk checks at once. */
+const CROWDED_BLOCK_MAX = 64;
 
 /**
  * Whether a page is whole and what it cannot reach. `sampled`: the ranked window stopped at its
@@ -108,15 +129,41 @@ function walkOrder(window: Window, rankedFiles: number): FileHit[] {
 const pathKey = (f: FileHit) => `${f.repo}\u0000${f.path}`;
 
 export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset: number, limit: number): Promise<FileWalkPage> {
+  const began = Date.now();
   const limits = searcher.walkLimits;
-  const ranked = { query: req.query, contextLines: req.contextLines ?? 0, signal: req.signal, fresh: offset === 0, maxMatches: req.maxMatches, shardMatches: req.shardMatches, sampledFloor: limit + 1 };
+  const ranked = {
+    query: req.query,
+    contextLines: req.contextLines ?? 0,
+    signal: req.signal,
+    fresh: offset === 0,
+    maxMatches: req.maxMatches,
+    shardMatches: req.shardMatches,
+    sampledFloor: limit + 1,
+    crowdedWalk: req.content && req.scopeQuery !== undefined,
+  };
+  if (ranked.crowdedWalk) {
+    // A later page of a crowded walk: the first round that decided it is still cached.
+    const decided = offset > 0 ? searcher.peek(ranked) : undefined;
+    if (decided?.crowded) return crowdedWalk(searcher, req, ranked, decided, offset, limit, began);
+  }
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
   const rankedPage = () => searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within);
-  let { page, window: head } = await rankedPage();
+  // A first round that takes long is likely a crowded one, which walks the files in scope by
+  // name: their listing starts beside it (the answer is the same either way).
+  let scopeListing: Promise<Window | undefined> | undefined;
+  const early = ranked.crowdedWalk
+    ? setTimeout(() => {
+        scopeListing = scopeFiles(searcher, req).catch(() => undefined);
+      }, CROWDED_LISTING_AFTER_MS)
+    : undefined;
+  let { page, window: head } = await rankedPage().finally(() => clearTimeout(early));
   // Zoekt stopped at the ranked window's own budget: the files it did not evaluate follow by path.
   let sampled = ranked.shardMatches !== undefined && head.stats.stopped?.cause === 'match_limit' ? head.stats : undefined;
+  if (head.crowded) {
+    return crowdedWalk(searcher, req, ranked, head, offset, limit, began, scopeListing);
+  }
   if (sampled && sampled.fileCount < ranked.sampledFloor) {
     // Too few files within the budget for a page and one more (each has thousands of matches):
     // this query ranks under the whole budget. The same count decides it for every page of the
@@ -186,7 +233,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   return { files, more: offset + limit < reachable, total, matches: head.stats.matchCount, ranked: head, ...done };
 }
 
-type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal | undefined; maxMatches?: number | undefined; shardMatches?: number | undefined; sampledFloor?: number };
+type RankedRequest = { query: string; contextLines: number; signal?: AbortSignal | undefined; maxMatches?: number | undefined; shardMatches?: number | undefined; sampledFloor?: number; crowdedWalk?: boolean };
 
 /**
  * The matched lines of a page's files from the path-ordered part: one search restricted to
@@ -269,4 +316,96 @@ export function firstMatches(file: FileHit, n: number): FileHit {
     left = 0;
   }
   return { ...file, chunks, matchesCut: true };
+}
+
+/** The files in scope, by name only (no content evaluated): what a crowded walk checks. */
+function scopeFiles(searcher: Searcher, req: FileWalkRequest): Promise<Window> {
+  return searcher.window({
+    query: `${q.render(q.and(q.fileNamesOnly(), q.file('.')))} ${req.scopeQuery ?? ''}`.trim(),
+    size: searcher.walkLimits.walkFiles + 1,
+    signal: req.signal,
+    fresh: false,
+    key: `scope-files\u0000${req.scopeQuery ?? ''}`,
+  });
+}
+
+/**
+ * The walk of a crowded query (`crowded`): ranking it, or listing its files, would evaluate every
+ * match of every file, so it has no ranked part. The files in scope are listed by name (no
+ * content evaluated), and a page checks them in path order from its position in that list, a
+ * block at a time, each path by a search restricted to it that brings a few of its matches:
+ * files that do not match are passed over. Positions are
+ * places in the list, so a page that ran out of time ends where its checks did (short, or empty
+ * when one file took it all), with a cursor that goes on from there; the order is the list's
+ * whatever the timing. Counts are lower bounds.
+ */
+async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: RankedRequest, head: Window, offset: number, limit: number, began: number, started?: Promise<Window | undefined>): Promise<FileWalkPage> {
+  const limits = searcher.walkLimits;
+  const listing = (await started) ?? (await scopeFiles(searcher, req));
+  const candidates = derived(listing, `by-path\u0000${limits.walkFiles}`, () => [...listing.files].sort(comparePaths).slice(0, limits.walkFiles));
+  // Checks end at the page's time, or earlier where the call's deadline leaves less.
+  const end = deadlineWithin(began + CROWDED_PAGE_MS + CROWDED_REPLY_MS) - CROWDED_REPLY_MS;
+  const stats: SearchStatsOut[] = [listing.stats];
+  const files: FileHit[] = [];
+  const from = offset;
+  let at = from;
+  let block = limit;
+  let timedOut = false;
+  while (files.length < limit && at < candidates.length && !timedOut && (at === from || Date.now() < end)) {
+    // A path's versions (one per branch whose content differs) are checked together.
+    const paths = byPath(candidates.slice(at, at + block));
+    const checks = await Promise.all(
+      paths.map(async (versions, i) => {
+        // The page's first path may take the call's whole deadline: a page always gets one path further.
+        const first = files.length === 0 && at === from && i === 0;
+        const seen: SearchStatsOut[] = [];
+        const check = () => tailMatches(searcher, ranked, versions, listing, req.matchesPerFile, seen);
+        try {
+          const hits = first ? await check() : await withDeadline(end, check);
+          return seen.some((st) => st.stopped?.cause === 'time_limit') ? undefined : { hits, seen };
+        } catch (e) {
+          if (e instanceof ToolError && e.code === 'TIMEOUT' && !first) return undefined;
+          throw e;
+        }
+      }),
+    );
+    for (let i = 0; i < paths.length && files.length < limit && !timedOut; i++) {
+      const checked = checks[i];
+      if (!checked) {
+        timedOut = true;
+        break;
+      }
+      stats.push(...checked.seen);
+      for (const f of paths[i]!) {
+        if (files.length === limit) break;
+        const hit = checked.hits.get(fileId(f));
+        if (hit) files.push(hit);
+        at++;
+      }
+    }
+    block = Math.min(block * 2, CROWDED_BLOCK_MAX);
+  }
+  const more = at < candidates.length;
+  const stopped = zoektPartial(stats.find((st) => st.stopped && st !== head.stats));
+  const partial =
+    stopped ??
+    (listing.files.length > limits.walkFiles
+      ? { reason: `more than ${grouped(limits.walkFiles)} files are in scope; paging checks the first ${grouped(limits.walkFiles)} of them, by path`, hint: NARROW_HINT }
+      : undefined);
+  const page: FileWalkPage = {
+    files,
+    more,
+    nextOffset: at,
+    total: Math.max(head.stats.fileCount, files.length),
+    matches: head.stats.matchCount,
+    ranked: head,
+    order:
+      'This query matches so much of nearly every file that ranking it would mean reading every match of every file: its files come in path order (repository, then path), each with a few of its matches, and the counts are lower bounds. A more specific query is ranked by relevance.',
+    complete: false,
+    ...(partial ? { partial } : {}),
+  };
+  if (more && files.length < limit) {
+    page.short = `This page has ${files.length} of the ${limit} files asked for: this query's files are checked in path order within the page's time, and theirs ran out. next_cursor goes on from the first file not yet checked.`;
+  }
+  return page;
 }

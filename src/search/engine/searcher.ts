@@ -7,12 +7,13 @@ import { createHash } from 'node:crypto';
 import { ToolError } from '../../errors.js';
 import type { ZoektFleet } from '../../zoekt/fleet.js';
 import { missingBackends } from './completeness.js';
-import type { FileHit, MissingBackend, RepoListResult, SearchStatsOut } from '../../zoekt/wire.js';
+import { withoutPlaceholder, type FileHit, type MissingBackend, type RepoListResult, type SearchStatsOut } from '../../zoekt/wire.js';
 import { CursorSigner } from './cursor.js';
 import { randomBytes } from 'node:crypto';
 import { RepoScope } from './scope.js';
 import { compareStrings, fetchPage, type Page, type PagingOrder } from './paging.js';
 import { WindowCache, type Window } from './window-cache.js';
+import { crowded } from './crowded.js';
 import type { DefinitionsIndex } from '../definitions/definitions-index.js';
 
 /**
@@ -71,6 +72,8 @@ export interface WindowRequest {
   key?: string;
   /** Neither read from nor kept in the cache: a one-off read that no later page asks for again. */
   once?: boolean;
+  /** Keep matches in the placeholders of skipped files (wire.ts, withoutPlaceholder): the search for them. */
+  placeholders?: boolean;
   /**
    * Matches Zoekt sends at most, all files together (see SearchRequest.maxMatches): what keeps
    * one file with thousands of matches from filling the answer. The window then ends at `cutAt`.
@@ -83,6 +86,11 @@ export interface WindowRequest {
    * the window there (its caller asks again under the whole budget), instead of going on in rounds.
    */
   sampledFloor?: number | undefined;
+  /**
+   * Under `shardMatches`: a crowded first round (file-walk.ts, crowded) ends the window there too,
+   * since its caller walks the query by path instead.
+   */
+  crowdedWalk?: boolean | undefined;
   /** Under a match cap: rounds stop once this many files lie above the cut (the page's need). */
   minFiles?: number | undefined;
   /**
@@ -93,7 +101,7 @@ export interface WindowRequest {
 }
 
 const windowKey = (req: Omit<WindowRequest, 'size'>) => {
-  const cap = `${req.maxMatches ?? ''}\u0000${req.shardMatches ?? ''}`;
+  const cap = `${req.maxMatches ?? ''}\u0000${req.shardMatches ?? ''}${req.crowdedWalk ? '\u0000crowded' : ''}`;
   return req.key === undefined ? `ranked\u0000${req.contextLines ?? 0}\u0000${cap}\u0000${req.query}` : `${req.key}\u0000${cap}`;
 };
 
@@ -219,7 +227,10 @@ export class Searcher {
     const start = req.fresh || req.once ? undefined : this.cache.peek(key);
     const resumed = start?.cutAt !== undefined && start.held !== undefined;
     const first = resumed ? start! : await this.fetchWindow(req, req.query, req.size, cap);
-    if (req.shardMatches && first.stats.stopped?.cause === 'match_limit' && first.stats.fileCount < (req.sampledFloor ?? 0)) return first;
+    if (req.shardMatches && req.sampledFloor !== undefined) {
+      if (req.crowdedWalk && !resumed && crowded(first, req.sampledFloor)) return { ...first, crowded: true };
+      if (first.stats.stopped?.cause === 'match_limit' && first.stats.fileCount < req.sampledFloor) return first;
+    }
     let held: FileHit[] = resumed ? start!.files.slice(0, start!.held) : [];
     let rest = resumed ? start!.files.slice(start!.held) : first.files;
     let dropped: FileHit[] = first.dropped ?? [];
@@ -278,13 +289,15 @@ export class Searcher {
     // The query already confines the search; this is the second lock. What it catches is left
     // out of the rounds of a capped window too, which would otherwise ask for it again and again.
     const files = result.files.filter((f) => this.scope.allows(f.repo));
+    // A skipped file's placeholder is not its text: a match in it is no match (skipped.ts lists them).
+    const found = req.placeholders ? files : files.map(withoutPlaceholder);
     const foreign = files.length < result.files.length ? result.files.filter((f) => !this.scope.allows(f.repo)) : [];
     // Cut to fewer files to fit the memory bound, a larger window would be cut the same way: no
     // later page can be had, and the partial note says how to narrow instead.
     const stats = this.scopedStats(result.stats);
     const stopped = stats.stopped;
     const capped = stopped?.cause === 'too_large' && stopped.maxDocs !== undefined;
-    const window: Window = { files, size, exhausted: !result.truncated || capped, stats };
+    const window: Window = { files: found, size, exhausted: !result.truncated || capped, stats };
     if (result.cutAt !== undefined) window.cutAt = result.cutAt;
     if (foreign.length) window.dropped = foreign;
     return window;

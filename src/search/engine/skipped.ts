@@ -69,6 +69,11 @@ export interface Placeholder extends SkippedFile {
   branches: string[];
 }
 
+/** The name this server gives a reason Zoekt wrote in a placeholder ('contains binary content' → binary). */
+export function skipReason(zoektReason: string): SkipReason | string {
+  return REASONS[zoektReason as keyof typeof REASONS] ?? zoektReason;
+}
+
 function reasonOf(file: FileHit): SkipReason | undefined {
   for (const chunk of file.chunks) {
     if (chunk.fileName) continue;
@@ -90,7 +95,7 @@ interface Listed {
 async function placeholders(searcher: Searcher, parts: q.QueryPart[], size: number, signal?: AbortSignal): Promise<Listed> {
   const query = q.render(q.and(q.caseMode('yes'), PLACEHOLDER, ...parts));
   // Kept here, not in the window cache: a window cached there would outlive the index it was read from.
-  const window = await searcher.window({ query, size, signal, fresh: true, once: true });
+  const window = await searcher.window({ query, size, signal, fresh: true, once: true, placeholders: true });
   const files = window.files
     .map((f) => ({ repo: f.repo, path: f.path, reason: reasonOf(f), language: f.language, branches: f.branches }))
     .filter((f): f is Placeholder => f.reason !== undefined)

@@ -28,6 +28,8 @@ export interface Window {
    * any outside the scope that Zoekt sent all the same. Later rounds exclude them by name.
    */
   dropped?: FileHit[];
+  /** The first round of a crowded query (crowded.ts), kept whole as the decision to walk it by path. */
+  crowded?: true;
   stats: SearchStatsOut;
 }
 
