@@ -343,8 +343,10 @@ async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: Ran
   const limits = searcher.walkLimits;
   const listing = (await started) ?? (await scopeFiles(searcher, req));
   const candidates = derived(listing, `by-path\u0000${limits.walkFiles}`, () => [...listing.files].sort(comparePaths).slice(0, limits.walkFiles));
-  // Checks end at the page's time, or earlier where the call's deadline leaves less.
+  // Checks end at the page's time, or earlier where the call's deadline leaves less; the page's
+  // first path may take all the call's deadline leaves, less the reply's share.
   const end = deadlineWithin(began + CROWDED_PAGE_MS + CROWDED_REPLY_MS) - CROWDED_REPLY_MS;
+  const last = deadlineWithin(Number.MAX_SAFE_INTEGER) - CROWDED_REPLY_MS;
   const stats: SearchStatsOut[] = [listing.stats];
   const files: FileHit[] = [];
   const from = offset;
@@ -356,15 +358,13 @@ async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: Ran
     const paths = byPath(candidates.slice(at, at + block));
     const checks = await Promise.all(
       paths.map(async (versions, i) => {
-        // The page's first path may take the call's whole deadline: a page always gets one path further.
         const first = files.length === 0 && at === from && i === 0;
         const seen: SearchStatsOut[] = [];
-        const check = () => tailMatches(searcher, ranked, versions, listing, req.matchesPerFile, seen);
         try {
-          const hits = first ? await check() : await withDeadline(end, check);
+          const hits = await withDeadline(first ? last : end, () => tailMatches(searcher, ranked, versions, listing, req.matchesPerFile, seen));
           return seen.some((st) => st.stopped?.cause === 'time_limit') ? undefined : { hits, seen };
         } catch (e) {
-          if (e instanceof ToolError && e.code === 'TIMEOUT' && !first) return undefined;
+          if (e instanceof ToolError && e.code === 'TIMEOUT') return undefined;
           throw e;
         }
       }),
@@ -404,7 +404,10 @@ async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: Ran
     complete: false,
     ...(partial ? { partial } : {}),
   };
-  if (more && files.length < limit) {
+  if (more && files.length === 0) {
+    const slow = candidates[at]!;
+    page.short = `This page has no file yet: checking ${slow.repo}/${slow.path} for this query took all of the call's time (its matches are many). next_cursor tries it again, and a later page has more time once the query's first round is cached; a larger --timeout-ms, or a paths filter that leaves it out, gets past it.`;
+  } else if (more && files.length < limit) {
     page.short = `This page has ${files.length} of the ${limit} files asked for: this query's files are checked in path order within the page's time, and theirs ran out. next_cursor goes on from the first file not yet checked.`;
   }
   return page;
