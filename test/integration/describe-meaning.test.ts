@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, CLI, connectStdio, ok, type Connected } from '../support/mcp.js';
+import { countingProxy, pageSearches } from '../support/counting-proxy.js';
 import { freePort, git, runIndexer, startWebserver, type RunningZoekt } from '../support/zoekt.js';
 
 interface Sym {
@@ -176,6 +177,24 @@ describe('search_symbols by description, ranked by a definitions index', { timeo
     let page = own;
     while (page.next_cursor) page = await describe_({ description: 'pay off what a customer owes', repos: [name], cursor: page.next_cursor });
     if (!page.stats.complete) expect(page.partial?.reason).toMatch(/the walk ends after the \d+ definitions ranked by meaning or by words, of the \d+ that pass the filters/);
+  });
+
+  it('asks Zoekt one search for a first page: the confirmation of the definitions it shows', async () => {
+    const proxy = await countingProxy(zoekt!.url);
+    const counted = await connectStdio({ ZOEKT_URL: proxy.url, ZOEKT_MCP_DEFINITIONS: defs });
+    try {
+      // The first call of a server also scans for the files the indexer skipped.
+      await call(counted.client, 'search_symbols', { description: 'warm up' });
+      for (const description of ['pay off what a customer owes', 'wait longer after each failed try']) {
+        proxy.searches.length = 0;
+        const page = ok<Page>(await call(counted.client, 'search_symbols', { description, limit: 5 }));
+        expect(page.symbols.length).toBeGreaterThan(0);
+        expect(pageSearches(proxy.searches).length).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      await counted.close();
+      await proxy.close();
+    }
   });
 
   it('applies filters before ranking: a kinds filter never yields other kinds', async () => {

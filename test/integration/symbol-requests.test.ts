@@ -9,35 +9,13 @@
  * with the signature and the documentation its file on disk gives.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { documentationOf } from '../../src/search/definitions/documentation.js';
 import { nameQueries, rankByName, type SymbolSearchArgs, type SymbolSearchOutput } from '../../src/search/symbols.js';
 import { ZoektClient } from '../../src/zoekt/client.js';
 import { call, connectInProcess, ok, type Connected } from '../support/mcp.js';
-
-/** A proxy in front of Zoekt that notes the query of each search. */
-async function countingProxy(target: string): Promise<{ url: string; searches: string[]; close: () => Promise<void> }> {
-  const searches: string[] = [];
-  const server: Server = createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (c: Buffer) => body.push(c));
-    req.on('end', () => {
-      const sent = Buffer.concat(body);
-      if (req.url === '/api/search') searches.push((JSON.parse(sent.toString()) as { Q: string }).Q);
-      const upstream = request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      upstream.end(sent);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, searches, close: () => new Promise((r) => server.close(() => r())) };
-}
+import { countingProxy } from '../support/counting-proxy.js';
 
 /** The searches for definitions (not the first page's look for files the indexer skipped). */
 const symbolSearches = (searches: string[]) => searches.filter((q) => q.includes('sym:') && !q.includes('NOT-INDEXED'));
