@@ -5,12 +5,11 @@
 //   node bench/broad-walk.mjs      # or bash bench/broad-walk.sh (builds BEFORE_REV)
 //   ZOEKT_MCP_BEFORE_CLI=…/dist/cli.js BENCH_QUERIES='.,e' BENCH_PAGES=20 BENCH_TIMEOUT_MS=3000 node bench/broad-walk.mjs
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { zoektBin } from './lib.mjs';
+import { freePort, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const PAGES = Number(process.env.BENCH_PAGES ?? 20);
@@ -26,15 +25,6 @@ process.on('exit', () => {
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.once('error', rej);
-  });
-}
 
 const index = execFileSync(process.execPath, [join(ROOT, 'bench/fetch-plan.mjs'), '--index-only'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 }).split('\n')[0].trim();
 const port = await freePort();

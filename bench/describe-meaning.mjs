@@ -22,12 +22,11 @@
 //   ZOEKT_MCP_BEFORE_CLI=…/dist/cli.js BENCH_SETS=meaning,semver BENCH_SHOW_MISSES=3 node bench/describe-meaning.mjs
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { corpora as benchCorpora, listFiles, zoektBin } from './lib.mjs';
+import { corpora as benchCorpora, freePort, listFiles, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const { bin: ZOEKT_BIN } = zoektBin(ROOT);
@@ -113,15 +112,6 @@ function semverIndex() {
   return { index, repos: SEMVER.trees.length, trees: () => SEMVER.trees.map(([repo]) => ({ repo, path: join(work, 'semver-trees', repo) })) };
 }
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.once('error', rej);
-  });
-}
 
 /** zoekt-webserver over `index`, once a search sees `repos` repositories. */
 async function startZoekt(index, repos) {

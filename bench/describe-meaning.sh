@@ -13,33 +13,6 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # What the run needs: the model, npm packages and the pinned Zoekt (not a build: dist/ is measured as it is).
 bash scripts/setup.sh model node zoekt >&2
-work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-describe-meaning-XXXXXX")
-before_tree=""
-cleanup() {
-  if [ -n "$before_tree" ]; then git -C "$root" worktree remove --force "$before_tree" >/dev/null 2>&1 || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-# A signal ends the script through its EXIT trap.
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# This checkout's build, copied as it is now: a rebuild while the run goes on does not change
-# what is measured.
-if [ -z "${ZOEKT_MCP_CLI:-}" ]; then
-  mkdir -p "$work/after"
-  cp -r dist package.json zoekt-config "$work/after/"
-  ln -s "$root/node_modules" "$work/after/node_modules"
-  echo "describe-meaning: after: dist/ of $(git rev-parse --short HEAD), built $(date -r dist/cli.js -u +%FT%TZ), with $(git status --short -- src | wc -l) file(s) of src/ changed since" >&2
-  export ZOEKT_MCP_CLI="$work/after/dist/cli.js"
-fi
-if [ -z "${ZOEKT_MCP_BEFORE_CLI:-}" ] && [ -n "${BEFORE_REV:-}" ]; then
-  before_tree="$work/before"
-  echo "describe-meaning: building $BEFORE_REV in $before_tree" >&2
-  git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
-  ln -s "$root/node_modules" "$before_tree/node_modules"
-  ln -s "$root/.tools" "$before_tree/.tools"
-  (cd "$before_tree" && npm run -s build) >&2
-  export ZOEKT_MCP_BEFORE_CLI="$before_tree/dist/cli.js"
-fi
+name=describe-meaning
+source "$root/bench/builds.sh"
 node bench/describe-meaning.mjs

@@ -25,13 +25,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { createServer as netServer } from 'node:net';
 import { cpus } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, request } from 'undici';
-import { corpora, listFiles, memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
+import { corpora, freePort, listFiles, memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
@@ -226,15 +225,6 @@ const budgetBody = (q) => JSON.stringify({ Q: q.raw, Opts: { ChunkMatches: true,
 // ---------------------------------------------------------------------------------------------
 // Zoekt, and a counting proxy in front of it per target.
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = netServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.once('error', rej);
-  });
-}
 
 const children = [];
 function stopAll() {

@@ -14,35 +14,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-work=$(mktemp -d "${TMPDIR:-/tmp}/zoekt-mcp-fetch-plan-XXXXXX")
-before_tree=""
-cleanup() {
-  if [ -n "$before_tree" ]; then git -C "$root" worktree remove --force "$before_tree" >/dev/null 2>&1 || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-# A signal ends the script through its EXIT trap.
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# This checkout's build, copied as it is now: a rebuild while the run goes on (src/ is being
-# edited) does not change what is measured.
-if [ -z "${ZOEKT_MCP_CLI:-}" ]; then
-  mkdir -p "$work/after"
-  cp -r dist package.json zoekt-config "$work/after/"
-  ln -s "$root/node_modules" "$work/after/node_modules"
-  echo "fetch-plan: after: dist/ of $(git rev-parse --short HEAD), built $(date -r dist/cli.js -u +%FT%TZ), with $(git status --short -- src | wc -l) file(s) of src/ changed since" >&2
-  export ZOEKT_MCP_CLI="$work/after/dist/cli.js"
-fi
-if [ -z "${ZOEKT_MCP_BEFORE_CLI:-}" ] && [ -n "${BEFORE_REV:-}" ]; then
-  before_tree="$work/before"
-  echo "fetch-plan: building $BEFORE_REV in $before_tree" >&2
-  git -C "$root" worktree add --detach "$before_tree" "$BEFORE_REV" >&2
-  ln -s "$root/node_modules" "$before_tree/node_modules"
-  # The commit builds as its own package.json says (the build changed in 3418a36).
-  (cd "$before_tree" && npm run -s build) >&2
-  export ZOEKT_MCP_BEFORE_CLI="$before_tree/dist/cli.js"
-fi
+name=fetch-plan
+source "$root/bench/builds.sh"
 if [ -z "${OTHER_ADAPTER:-}" ] && [ -n "${OTHER_GIT_DIR:-}" ]; then
   echo "fetch-plan: building jahales/mcp-zoekt from $OTHER_GIT_DIR" >&2
   mkdir -p "$work/other"

@@ -2,6 +2,7 @@
 // four-tree corpus.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 
 /**
@@ -126,4 +127,15 @@ export function corpora(root) {
     { repo: 'typescript', root: tsLib, keep: (f) => /^lib\..*\.d\.ts$/.test(f), version: `ts${JSON.parse(readFileSync(join(tsLib, '../package.json'), 'utf8')).version}` },
     { repo: 'c-headers', root: '/usr/include', keep: () => true, version: '' },
   ];
+}
+
+/** A TCP port free on loopback now. */
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.once('error', rej);
+  });
 }

@@ -30,7 +30,9 @@
  *   files cost, not every match of every file. The relevance-ordered part is then the best of
  *   the files Zoekt evaluated (the same files for every window size, so pages stay one order),
  *   and every other file follows in path order as always: a walk still reaches every file.
- *   The counts of such a page are lower bounds (`complete: false`), not a partial walk;
+ *   The counts of such a page are lower bounds (`complete: false`), not a partial walk. A query
+ *   whose first round holds fewer whole files than a page (crowded.ts) has no ranked part: its
+ *   files in scope are checked in path order, a page at a time (crowdedWalk);
  * - the counts come from Zoekt's stats, which its display caps do not change.
  */
 import * as q from '../../zoekt/query.js';
@@ -339,10 +341,10 @@ function scopeFiles(searcher: Searcher, req: FileWalkRequest): Promise<Window> {
  * match of every file, so it has no ranked part. The files in scope are listed by name (no
  * content evaluated), and a page checks them in path order from its position in that list, a
  * block at a time, each path by a search restricted to it that brings a few of its matches:
- * files that do not match are passed over. Positions are
- * places in the list, so a page that ran out of time ends where its checks did (short, or empty
- * when one file took it all), with a cursor that goes on from there; the order is the list's
- * whatever the timing. Counts are lower bounds.
+ * files that do not match are passed over. Positions are places in the list, so a page that ran
+ * out of time ends where its checks did (short, or empty when one file took it all), with a
+ * cursor that goes on from there; the order is the list's whatever the timing. Counts are lower
+ * bounds.
  */
 async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: RankedRequest, head: Window, offset: number, limit: number, began: number, started?: Promise<Window | undefined>): Promise<FileWalkPage> {
   const limits = searcher.walkLimits;
