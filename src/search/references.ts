@@ -95,7 +95,7 @@ const FIRST_STEP = 8;
  * count is a lower bound.
  */
 export function usageShardMatches(limit: number): number {
-  return Math.max(1_000, 20 * (limit + 1));
+  return Math.max(400, 20 * (limit + 1));
 }
 
 function nextStep(needed: number, linesSeen: number, filesSeen: number): number {
