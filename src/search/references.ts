@@ -87,16 +87,6 @@ const FILES_PER_STEP = 50;
  * that file alone first: the page before ended in it, so it has lines enough for much of this one.
  */
 const FIRST_STEP = 8;
-/**
- * The usages' match budget per shard, proportional to the page: Zoekt stops evaluating a shard's
- * files once it has found this many matches, so the first page of a common identifier (`err`,
- * `Close`) costs what its best files cost. Below it every file is evaluated and the count is
- * exact; above it the files found rank first, the rest of the walk follows by path, and the
- * count is a lower bound.
- */
-export function usageShardMatches(limit: number): number {
-  return Math.max(400, 20 * (limit + 1));
-}
 
 function nextStep(needed: number, linesSeen: number, filesSeen: number): number {
   const perFile = filesSeen > 0 ? linesSeen / filesSeen : 0;
@@ -207,7 +197,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
   let definitionSymbols: SymbolResult[] = [];
   let scope: string | undefined;
   let counted = { lines: 0, files: 0, exact: false };
-  const walk = { query: usagesQuery, contextLines, content: true, signal, shardMatches: usageShardMatches(limit) };
+  const walk = { query: usagesQuery, contextLines, content: true, signal };
   // Every usage line is counted when the files with matches are few enough to fetch in one
   // search (often the window the walk already holds); otherwise the lines of the best-ranked
   // files the walk fetched are a lower bound.
@@ -242,9 +232,7 @@ export async function findReferences(searcher: Searcher, args: ReferenceArgs, bu
       // Both questions go to Zoekt at once; which usages count depends on the definitions.
       const [candidates, firstStep] = await Promise.all([
         candidateFiles(searcher, definitionsSearch, offset === 0, signal),
-        // The first window holds every file the usage count reads (up to EXACT_COUNT_FILES): the
-        // page and its count come from one request.
-        walkFiles(searcher, { ...walk, minWindowFiles: EXACT_COUNT_FILES + 1 }, startFile, startLine > 0 ? 1 : FIRST_STEP),
+        walkFiles(searcher, walk, startFile, startLine > 0 ? 1 : FIRST_STEP),
       ]);
 
       const namedSymbols = rankDefinitions(

@@ -57,11 +57,6 @@ export interface FileWalkRequest {
   /** The ranked windows' match budget per shard (see above); absent, the server's whole budget. */
   shardMatches?: number | undefined;
   /**
-   * Files the first ranked window holds at least, when the caller reads that far anyway
-   * (find_references counts the usages of up to 200 files from the window that serves its page).
-   */
-  minWindowFiles?: number | undefined;
-  /**
    * The call's filters alone, without its search term ('' for none): the files a crowded walk
    * goes through by path (see crowdedWalk). Absent, a crowded query ranks under the whole budget.
    */
@@ -156,7 +151,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
   // whole answer fits in one ranked window.
-  const rankedPage = () => searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within, req.minWindowFiles);
+  const rankedPage = () => searcher.filePage(ranked, within ? offset : 0, within ? limit : limits.rankedFiles, limits.rankedFiles + 1, !within);
   // A first round that takes long is likely a crowded one, which walks the files in scope by
   // name: their listing starts beside it (the answer is the same either way).
   let scopeListing: Promise<Window | undefined> | undefined;

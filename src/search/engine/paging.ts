@@ -64,8 +64,6 @@ export interface FetchOptions<T> {
   cached?: (RankedWindow<T> & { size: number }) | undefined;
   /** The largest window worth asking for (the caller never pages past it). */
   maxSize?: number;
-  /** The smallest window worth asking for (the caller reads this far in any case). */
-  minSize?: number;
 }
 
 /**
@@ -87,7 +85,7 @@ export async function fetchPage<T>(
     if (decides(window, offset, limit, order)) return pageOf(window, offset, limit);
   }
   const cap = (n: number) => (opts.maxSize === undefined ? n : Math.max(offset + limit + 1, Math.min(n, opts.maxSize)));
-  let size = cap(Math.max(offset + limit * (opts.prefetchPages ?? 1) + 1, 2 * (cached?.size ?? 0), opts.minSize ?? 0));
+  let size = cap(Math.max(offset + limit * (opts.prefetchPages ?? 1) + 1, 2 * (cached?.size ?? 0)));
   let window: RankedWindow<T> = { items: [], exhausted: true };
   for (let round = 0; round <= MAX_GROWTH_ROUNDS; round++) {
     const fetched = await fetchWindow(size);

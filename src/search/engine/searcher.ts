@@ -377,7 +377,7 @@ export class Searcher {
    * first page asks Zoekt afresh (`fresh`); later pages may come from the cache.
    */
   /** `whole`: under a match cap, the page is never short (the head of a walk must be all of it). */
-  async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number, whole = false, minSize?: number): Promise<{ page: Page<FileHit>; window: Window }> {
+  async filePage(query: Omit<WindowRequest, 'size'>, offset: number, limit: number, maxSize?: number, whole = false): Promise<{ page: Page<FileHit>; window: Window }> {
     const req = { ...query, fresh: query.fresh ?? offset === 0 };
     let last = this.peek(req);
     const cached = last && { items: last.files, exhausted: last.exhausted, size: last.size, ...cutOf(last) };
@@ -391,7 +391,7 @@ export class Searcher {
       offset,
       limit,
       FILE_ORDER,
-      { prefetchPages: offset === 0 && !query.maxMatches ? 1 : PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }), ...(minSize === undefined ? {} : { minSize }) },
+      { prefetchPages: offset === 0 && !query.maxMatches ? 1 : PREFETCH_PAGES, cached, ...(maxSize === undefined ? {} : { maxSize }) },
     );
     // The page was cut from the cached window alone (a miss shows up in window()).
     if (cached && !fetched) this.cache.countHit();
