@@ -132,10 +132,24 @@ export function pathOf(pack: Pack, file: number): string {
   return stringAt(pack, pack.paths, pack.pathEnds, file);
 }
 
-/** Which definitions of a segment the query's filters let through; undefined: none. */
+/** Each pack's mask without filters but vendored code's: what most searches use, worked out once. */
+const plainMasks = new WeakMap<Pack, Map<boolean, Uint8Array | undefined>>();
+
+/** Which definitions of a segment the query's filters let through (read only); undefined: none. */
 export function admitted(segment: Segment, query: DefinitionsQuery): Uint8Array | undefined {
   if (query.repo && !query.repo(segment.repo)) return undefined;
   const pack = segment.pack;
+  const plain = !query.languages && !query.excludeLanguages && !query.kinds && !query.path;
+  if (plain) {
+    let kept = plainMasks.get(pack);
+    if (!kept) plainMasks.set(pack, (kept = new Map()));
+    if (!kept.has(query.includeVendored)) kept.set(query.includeVendored, maskOf(pack, query));
+    return kept.get(query.includeVendored);
+  }
+  return maskOf(pack, query);
+}
+
+function maskOf(pack: Pack, query: DefinitionsQuery): Uint8Array | undefined {
   // Files first (a path predicate per file, not per definition), then kinds.
   const languageOk = pack.languages.map((l) => {
     const lower = l.toLowerCase();
@@ -184,28 +198,19 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   const byVector = new Best(LIST_DEPTH);
   // A description with no token the model knows ('🔥') has no meaning to rank by.
   const meaningless = rowDots.every((x) => x === 0);
-  // A text's cosine once, however many definitions share it.
-  const cosines = segments.map((s) => new Float32Array(masks.length ? s.pack.texts : 0).fill(NaN));
-  const cosineOf = (si: number, t: number) => {
-    const cosine = cosines[si]!;
-    let c = cosine[t]!;
-    if (Number.isNaN(c)) {
-      const { tokenIds, tokenEnds, inverseLengths } = segments[si]!.pack;
-      let dot = 0;
-      for (let k = t === 0 ? 0 : tokenEnds[t - 1]!, to = tokenEnds[t]!; k < to; k++) dot += rowDots[tokenIds[k]!]!;
-      c = cosine[t] = dot * inverseLengths[t]!;
-    }
-    return c;
-  };
+  // Every text's cosine, once however many definitions share it: the fusion reads them again.
+  const cosines = segments.map((s, si) => (masks[si] && !meaningless ? textCosines(s.pack, rowDots) : undefined));
+  const cosineOf = (si: number, t: number) => cosines[si]?.[t] ?? 0;
   segments.forEach((s, si) => {
     const mask = masks[si];
-    if (!mask || meaningless) return;
+    const cosine = cosines[si];
+    if (!mask || !cosine) return;
     const prior = priors[si]!;
     const { textDefs, textDefEnds } = s.pack;
     // Text by text: a text whose cosine cannot beat the list's last (priors are at most 1) costs
     // no look at its definitions.
     for (let t = 0, from = 0; t < s.pack.texts; from = textDefEnds[t]!, t++) {
-      const c = cosineOf(si, t);
+      const c = cosine[t]!;
       if (c <= 0 || !byVector.couldTake(c)) continue;
       for (let k = from, to = textDefEnds[t]!; k < to; k++) {
         const doc = textDefs[k]!;
@@ -233,6 +238,8 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
     for (const t of scoreSegment(s.texts.doc, words, docStats, () => true, scores, wordWeights)) touched.add(t);
     for (const t of touched) {
       if (scores[t]! > bestText) bestText = scores[t]!;
+      // As for the vector list: a text that cannot beat the list's last looks at no definition.
+      if (!byText.couldTake(scores[t]!)) continue;
       for (let k = t === 0 ? 0 : textDefEnds[t - 1]!, to = textDefEnds[t]!; k < to; k++) {
         const doc = textDefs[k]!;
         if (mask[doc]) byText.offer(scores[t]! * prior(doc), si, doc);
@@ -286,6 +293,18 @@ export function searchSegments(segments: readonly Segment[], query: DefinitionsQ
   });
   const files = new Set(ranked.map((c) => c.segment * 0x1_0000_0000 + segments[c.segment]!.pack.defFile[c.doc]!));
   return { hits, considered, ranked: fused.size, rankedFiles: files.size };
+}
+
+/** Each text's cosine with the description: the sum of its tokens' dot products, times its inverse length. */
+function textCosines(pack: Pack, rowDots: Float32Array): Float32Array {
+  const { tokenIds, tokenEnds, inverseLengths } = pack;
+  const out = new Float32Array(pack.texts);
+  for (let t = 0, k = 0; t < out.length; t++) {
+    let dot = 0;
+    for (const to = tokenEnds[t]!; k < to; k++) dot += rowDots[tokenIds[k]!]!;
+    out[t] = dot * inverseLengths[t]!;
+  }
+  return out;
 }
 
 /** The concepts BM25 looks for: the description's at weight 1, its other words at theirs (each once, at its highest). */
