@@ -186,14 +186,17 @@ async function searchCodePage(searcher: Searcher, args: CodeSearchArgs, budget: 
   // The first page says which files in scope the indexer skipped; asked while the page is fetched.
   const scopeParts = [...filterParts(args), branch && q.branch(branch.branch)].filter((p): p is q.QueryPart => Boolean(p));
   const skipped = args.cursor === undefined ? skippedInScope(searcher, scopeParts, signal).catch(() => undefined) : Promise.resolve(undefined);
-  const scopeQuery = q.render(q.and(...scopeParts));
+  // A crowded query is walked over the files of the call's filters; filters written in the query
+  // itself (file:, lang:, -repo: …) would leave that walk over files that cannot match.
+  const fieldsInQuery = !args.literal && !args.regex && /(^|[\s(])-?[a-z]+:/i.test(args.query);
+  const scopeQuery = fieldsInQuery ? undefined : q.render(q.and(...scopeParts));
   const page = await paginate({
     tool: SEARCH_CODE,
     cursors: searcher.cursors,
     args: { ...args },
     limit,
     fetch: async (offset) => {
-      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal, scopeQuery, ...matchCaps(limit, maxPerFile) }, offset, limit);
+      const walked = await walkFiles(searcher, { query, contextLines, content: true, signal, scopeQuery, resumed: args.cursor !== undefined, ...matchCaps(limit, maxPerFile) }, offset, limit);
       return { ...walked, items: walked.files };
     },
     emptyHint: async () => zeroResultHint(searcher, args, branch, await skipped, signal),

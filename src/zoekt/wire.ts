@@ -116,17 +116,14 @@ const NOT_INDEXED = /^NOT-INDEXED: (exceeds the maximum size limit|contains too 
  * stores for a file it skipped (`e`, `limit` or `the` match "NOT-INDEXED: exceeds the maximum
  * size limit", which is not the file's text): marked `notIndexed` instead. Whether its name
  * matched is not known (Zoekt reports the content match), so the file stays, without lines. The
- * placeholder is the document's one line; a file whose whole first line reads the same is taken
- * for one.
+ * placeholder is the document's one line: a file whose only match is a first line reading the
+ * same, with no line around it, is taken for one.
  */
 export function withoutPlaceholder(file: FileHit): FileHit {
-  let reason: string | undefined;
-  const chunks = file.chunks.filter((c) => {
-    const skipped = !c.fileName && c.startLine === 1 && c.lines.length === 1 ? NOT_INDEXED.exec(c.lines[0]!)?.[1] : undefined;
-    reason ??= skipped;
-    return skipped === undefined;
-  });
-  return reason === undefined ? file : { ...file, chunks, notIndexed: reason };
+  const content = file.chunks.filter((c) => !c.fileName);
+  const only = content.length === 1 ? content[0]! : undefined;
+  const reason = only && only.startLine === 1 && only.lines.length === 1 ? NOT_INDEXED.exec(only.lines[0]!)?.[1] : undefined;
+  return reason === undefined ? file : { ...file, chunks: file.chunks.filter((c) => c.fileName), notIndexed: reason };
 }
 
 export interface SearchStatsOut {

@@ -170,6 +170,14 @@ describe('crowded queries walk every file in path order', { timeout: 240_000 }, 
     for (const page of pages) for (const r of page.results) for (const m of r.matches) expect(fileLines(srcRoot, r.path)[m.line - 1]).toContain(m.text.replace(/…$/, ''));
   });
 
+  it('a crowded query that names files in its own text is ranked, within those files', async () => {
+    const result = await call(mcp.client, 'search_code', { query: 'e file:^strings/', limit: 10 });
+    const out = ok<CodeOut & { hint?: string }>(result);
+    expect(out.results.length).toBe(10);
+    for (const r of out.results) expect(r.path.startsWith('strings/'), r.path).toBe(true);
+    expect(out.hint ?? '').not.toMatch(/path order/);
+  });
+
   it("never shows the index's stand-in for a skipped file's text as a matching line", async () => {
     const corpus = scanCorpus(srcRoot);
     const binary = [...corpus.skipped].filter(([, why]) => why === 'binary').map(([p]) => p);

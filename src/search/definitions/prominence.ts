@@ -71,7 +71,7 @@ export function isPublic(d: Definition): boolean {
     case 'JavaScript':
       if (member) return !word(line, 'private') && !word(line, 'protected') && !d.name.startsWith('#');
       // A declaration file's top level is what its users see (TypeScript's lib.*.d.ts: globals, no `export`).
-      return word(line, 'export') || word(line, 'declare') || /\.d\.[cm]?ts$/.test(d.path) || /^(module\.)?exports\./.test(line);
+      return word(line, 'export') || /\.d\.[cm]?ts$/.test(d.path) || /^(module\.)?exports\./.test(line);
     case 'Python':
       return !d.name.startsWith('_') || (d.name.startsWith('__') && d.name.endsWith('__'));
     case 'Rust':

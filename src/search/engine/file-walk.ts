@@ -56,6 +56,8 @@ export interface FileWalkRequest {
   matchesPerFile?: number | undefined;
   /** The ranked windows' match budget per shard (see above); absent, the server's whole budget. */
   shardMatches?: number | undefined;
+  /** The call goes on from a cursor: even at offset 0, the walk's first round may come from the cache. */
+  resumed?: boolean | undefined;
   /**
    * The call's filters alone, without its search term ('' for none): the files a crowded walk
    * goes through by path (see crowdedWalk). Absent, a crowded query ranks under the whole budget.
@@ -91,6 +93,12 @@ const CROWDED_PAGE_MS = 1_500;
 const CROWDED_REPLY_MS = 400;
 /** How long a first round may take before the listing a crowded walk needs is started beside it. */
 const CROWDED_LISTING_AFTER_MS = 250;
+/**
+ * The most names a crowded walk lists of its scope: all of them, so that the files it reaches
+ * (the first `walkFiles` by path) are the same on every listing and replica. A larger scope is
+ * ranked as any other query.
+ */
+const SCOPE_FILES_MAX = 50_000;
 /** The most files one block of a crowded walk checks at once. */
 const CROWDED_BLOCK_MAX = 64;
 
@@ -137,7 +145,7 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
     query: req.query,
     contextLines: req.contextLines ?? 0,
     signal: req.signal,
-    fresh: offset === 0,
+    fresh: offset === 0 && !req.resumed,
     maxMatches: req.maxMatches,
     shardMatches: req.shardMatches,
     sampledFloor: limit + 1,
@@ -145,8 +153,9 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   };
   if (ranked.crowdedWalk) {
     // A later page of a crowded walk: the first round that decided it is still cached.
-    const decided = offset > 0 ? searcher.peek(ranked) : undefined;
-    if (decided?.crowded) return crowdedWalk(searcher, req, ranked, decided, offset, limit, began);
+    const decided = offset > 0 || req.resumed ? searcher.peek(ranked) : undefined;
+    const walked = decided?.crowded ? await crowdedWalk(searcher, req, ranked, decided, offset, limit, began) : undefined;
+    if (walked) return walked;
   }
   const within = offset + limit <= limits.rankedFiles;
   // The ranked part decides the page by itself while the page lies within it, and whenever the
@@ -164,7 +173,8 @@ export async function walkFiles(searcher: Searcher, req: FileWalkRequest, offset
   // Zoekt stopped at the ranked window's own budget: the files it did not evaluate follow by path.
   let sampled = ranked.shardMatches !== undefined && head.stats.stopped?.cause === 'match_limit' ? head.stats : undefined;
   if (head.crowded) {
-    return crowdedWalk(searcher, req, ranked, head, offset, limit, began, scopeListing);
+    const walked = await crowdedWalk(searcher, req, ranked, head, offset, limit, began, scopeListing);
+    if (walked) return walked;
   }
   if (sampled && sampled.fileCount < ranked.sampledFloor) {
     // Too few files within the budget for a page and one more (each has thousands of matches):
@@ -324,7 +334,7 @@ export function firstMatches(file: FileHit, n: number): FileHit {
 function scopeFiles(searcher: Searcher, req: FileWalkRequest): Promise<Window> {
   return searcher.window({
     query: `${q.render(q.and(q.fileNamesOnly(), q.file('.')))} ${req.scopeQuery ?? ''}`.trim(),
-    size: searcher.walkLimits.walkFiles + 1,
+    size: SCOPE_FILES_MAX + 1,
     signal: req.signal,
     fresh: false,
     key: `scope-files\u0000${req.scopeQuery ?? ''}`,
@@ -341,9 +351,12 @@ function scopeFiles(searcher: Searcher, req: FileWalkRequest): Promise<Window> {
  * cursor that goes on from there; the order is the list's whatever the timing. Counts are lower
  * bounds.
  */
-async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: RankedRequest, head: Window, offset: number, limit: number, began: number, started?: Promise<Window | undefined>): Promise<FileWalkPage> {
+async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: RankedRequest, head: Window, offset: number, limit: number, began: number, started?: Promise<Window | undefined>): Promise<FileWalkPage | undefined> {
   const limits = searcher.walkLimits;
   const listing = (await started) ?? (await scopeFiles(searcher, req));
+  // A scope too large to list whole: which of its files Zoekt lists is its ranking's choice, not
+  // a path order, so it is ranked as any other query (undefined).
+  if (listing.files.length > SCOPE_FILES_MAX || !listing.exhausted) return undefined;
   const candidates = derived(listing, `by-path\u0000${limits.walkFiles}`, () => [...listing.files].sort(comparePaths).slice(0, limits.walkFiles));
   // Checks end at the page's time, or earlier where the call's deadline leaves less; the page's
   // first path may take all the call's deadline leaves, less the reply's share.
@@ -388,11 +401,10 @@ async function crowdedWalk(searcher: Searcher, req: FileWalkRequest, ranked: Ran
     block = Math.min(block * 2, CROWDED_BLOCK_MAX);
   }
   const more = at < candidates.length;
-  const stopped = zoektPartial(stats.find((st) => st.stopped && st !== head.stats));
   const partial =
-    stopped ??
+    zoektPartial(stats.find((st) => st.stopped && st !== head.stats)) ??
     (listing.files.length > limits.walkFiles
-      ? { reason: `more than ${grouped(limits.walkFiles)} files are in scope; paging checks the first ${grouped(limits.walkFiles)} of them, by path`, hint: NARROW_HINT }
+      ? { reason: `${grouped(listing.files.length)} files are in scope; paging checks the first ${grouped(limits.walkFiles)} of them by path`, hint: NARROW_HINT }
       : undefined);
   const page: FileWalkPage = {
     files,

@@ -202,9 +202,10 @@ export class Searcher {
     // A ranked window goes in rounds; a listing or a block of given files is one request.
     const window =
       req.maxMatches && req.key === undefined ? await this.cappedWindow(req, key, req.maxMatches) : await this.fetchWindow(req, req.query, req.size, req.maxMatches);
-    // An answer with a backend or shard missing is not kept: the next page asks again.
+    // An answer with a backend or shard missing, or cut by Zoekt's time limit, is not kept: the
+    // next page asks again, with its own time.
     const cause = window.stats.stopped?.cause;
-    if (cause !== 'backends_failed' && cause !== 'shards_failed' && !req.once) this.cache.set(key, window);
+    if (cause !== 'backends_failed' && cause !== 'shards_failed' && cause !== 'time_limit' && !req.once) this.cache.set(key, window);
     return window;
   }
 
