@@ -4,12 +4,12 @@
 // TIMEOUTs, and p50 / max ms a page. Builds alternate query by query. Prints figures; asserts nothing.
 //   node bench/broad-walk.mjs      # or bash bench/broad-walk.sh (builds BEFORE_REV)
 //   ZOEKT_MCP_BEFORE_CLI=…/dist/cli.js BENCH_QUERIES='.,e' BENCH_PAGES=20 BENCH_TIMEOUT_MS=3000 node bench/broad-walk.mjs
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { freePort, zoektBin } from './lib.mjs';
+import { startZoekt, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const PAGES = Number(process.env.BENCH_PAGES ?? 20);
@@ -27,18 +27,8 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130)
 
 
 const index = execFileSync(process.execPath, [join(ROOT, 'bench/fetch-plan.mjs'), '--index-only'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 }).split('\n')[0].trim();
-const port = await freePort();
-const zoekt = spawn(join(zoektBin(ROOT).bin, 'zoekt-webserver'), ['-index', index, '-listen', `127.0.0.1:${port}`, '-rpc'], { stdio: 'ignore' });
+const { url, child: zoekt } = await startZoekt(zoektBin(ROOT).bin, index, 4);
 children.push(zoekt);
-const url = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  try {
-    const r = await fetch(`${url}/api/list`, { method: 'POST', body: JSON.stringify({ Q: '' }) });
-    if ((((await r.json()).List?.Repos) ?? []).length >= 4) break;
-  } catch {}
-  if (i > 600) throw new Error('zoekt-webserver did not start');
-  await new Promise((r) => setTimeout(r, 100));
-}
 
 const clients = new Map();
 for (const [name, cli] of builds) {

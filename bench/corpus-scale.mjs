@@ -7,13 +7,13 @@
 // times the corpus's own indexing).
 //   node bench/corpus-scale.mjs                    # this checkout's dist/
 //   ZOEKT_MCP_CLI=…/dist/cli.js BENCH_CALLS=9 node bench/corpus-scale.mjs
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { corpora, freePort, listFiles, zoektBin } from './lib.mjs';
+import { corpora, listFiles, startZoekt as startZoektAt, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = resolve(process.env.ZOEKT_MCP_CLI ?? join(ROOT, 'dist/cli.js'));
@@ -76,18 +76,9 @@ function fourfold(copies, work) {
 }
 
 async function startZoekt(index, repos) {
-  const port = await freePort();
-  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), ['-index', index, '-listen', `127.0.0.1:${port}`, '-rpc'], { stdio: 'ignore' });
+  const { url, child } = await startZoektAt(ZOEKT_BIN, index, repos, { waitMs: 120_000 });
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      const r = await fetch(`${url}/api/list`, { method: 'POST', body: JSON.stringify({ Q: '' }) });
-      if ((((await r.json()).List?.Repos) ?? []).length >= repos) return url;
-    } catch {}
-    if (i > 1200) throw new Error(`zoekt-webserver over ${index} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return url;
 }
 
 async function connect(url) {

@@ -20,13 +20,13 @@
 // skips the step.
 //   node bench/describe-meaning.mjs          # or bash bench/describe-meaning.sh (builds BEFORE_REV)
 //   ZOEKT_MCP_BEFORE_CLI=…/dist/cli.js BENCH_SETS=meaning,semver BENCH_SHOW_MISSES=3 node bench/describe-meaning.mjs
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { corpora as benchCorpora, freePort, listFiles, zoektBin } from './lib.mjs';
+import { corpora as benchCorpora, listFiles, startZoekt as startZoektAt, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const { bin: ZOEKT_BIN } = zoektBin(ROOT);
@@ -113,25 +113,11 @@ function semverIndex() {
 }
 
 
-/** zoekt-webserver over `index`, once a search sees `repos` repositories. */
+/** zoekt-webserver over `index`, once a search sees `repos` repositories; stopped at exit. */
 async function startZoekt(index, repos) {
-  const port = await freePort();
-  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), ['-rpc', '-index', index, '-listen', `127.0.0.1:${port}`], {
-    env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  const { url, child } = await startZoektAt(ZOEKT_BIN, index, repos);
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      const list = await (await fetch(`${url}/api/list`, { method: 'POST', body: '{"Q":""}' })).json();
-      if ((list.List?.Repos ?? []).length >= repos) return url;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`zoekt-webserver did not start on ${url}`);
+  return url;
 }
 
 // ---------------------------------------------------------------------------------------------

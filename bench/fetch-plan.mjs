@@ -30,7 +30,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Agent, request } from 'undici';
-import { corpora, freePort, listFiles, memoryMiB, startHttpServer, stdioHandshake, zoektBin } from './lib.mjs';
+import { corpora, listFiles, memoryMiB, startHttpServer, startZoekt as startZoektAt, stdioHandshake, zoektBin } from './lib.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = process.env.ZOEKT_MCP_TOOLS_DIR ?? join(ROOT, '.tools');
@@ -234,27 +234,9 @@ process.on('exit', stopAll);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
 async function startZoekt(index) {
-  const port = await freePort();
-  const child = spawn(join(ZOEKT_BIN, 'zoekt-webserver'), ['-rpc', '-index', index, '-listen', `127.0.0.1:${port}`], {
-    env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  const { url, child } = await startZoektAt(ZOEKT_BIN, index, 4);
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      const r = await fetch(`${url}/healthz`);
-      if (r.ok) {
-        // Wait until every shard answers: a search that sees the four repositories.
-        const list = await (await fetch(`${url}/api/list`, { method: 'POST', body: '{"Q":""}' })).json();
-        if ((list.List?.Repos ?? []).length >= 4) return { url, pid: child.pid };
-      }
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`zoekt-webserver did not start on ${url}`);
+  return { url, pid: child.pid };
 }
 
 /** A proxy that forwards to Zoekt as it goes and counts requests and the response bytes. */

@@ -139,3 +139,27 @@ export function freePort() {
     s.once('error', rej);
   });
 }
+
+/**
+ * zoekt-webserver -rpc over `index` on a free loopback port; resolves once a search sees `repos`
+ * repositories (every shard answers). The caller stops `child`.
+ */
+export async function startZoekt(bin, index, repos, { waitMs = 60_000 } = {}) {
+  const port = await freePort();
+  const child = spawn(join(bin, 'zoekt-webserver'), ['-rpc', '-index', index, '-listen', `127.0.0.1:${port}`], {
+    env: { ...process.env, ZOEKT_WATCHDOG_ERRORS: '0' },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (const until = Date.now() + waitMs; Date.now() < until; ) {
+    try {
+      const list = await (await fetch(`${url}/api/list`, { method: 'POST', body: '{"Q":""}' })).json();
+      if ((list.List?.Repos ?? []).length >= repos) return { url, child };
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGTERM');
+  throw new Error(`zoekt-webserver over ${index} did not start on ${url}`);
+}
